@@ -1,0 +1,40 @@
+//! The capability-based workspace filesystem: the only door to a workspace's
+//! files.
+//!
+//! A [`Workspace`] holds a `cap_std` directory capability for the root.
+//! Callers turn strings into [`WorkspacePath`]s with [`Workspace::path`]
+//! (lexical checks), and every operation then resolves symlinks against the
+//! real tree, refusing any that leave the root, before acting through the
+//! capability so that the kernel (`openat2` + `RESOLVE_BENEATH` on Linux)
+//! refuses anything a race could have redirected.
+//!
+//! It owns: path parsing, symlink resolution, size-capped and line-sliced
+//! reads, text/binary detection, atomic writes, append, rename, remove, the
+//! gitignore-aware walker and missing-path suggestions. Failures are
+//! [`BoundaryError`]s with the path and a typed reason.
+//!
+//! It must never: follow a link out of the root, open a FIFO or device,
+//! leave a torn file behind a failed write, remove the root, read an
+//! environment variable, print, or depend on another oy crate. It is
+//! synchronous; async callers run it on a blocking thread.
+
+mod error;
+mod lines;
+mod metadata;
+mod path;
+mod read;
+mod remove;
+mod rename;
+mod resolve;
+mod suggest;
+mod walk;
+mod workspace;
+mod write;
+
+pub use error::{BoundaryError, EscapeRoute, InvalidPathReason, Result};
+pub use lines::{Line, LineSlice, LineWindow};
+pub use metadata::{FileKind, Metadata};
+pub use path::WorkspacePath;
+pub use walk::{Walk, WalkControl, WalkEntry, WalkOptions};
+pub use workspace::Workspace;
+pub use write::{APPEND_LIMIT_BYTES, WriteOutcome};

@@ -1,0 +1,199 @@
+//! Line slices: one streaming pass that skips to an offset and keeps a
+//! bounded window, so a slice of a huge file never loads the whole file and
+//! a single enormous line never loads more than the per-line cap.
+
+use std::io::{BufRead, BufReader};
+
+use crate::error::{BoundaryError, Result};
+use crate::path::WorkspacePath;
+use crate::read::SNIFF_BYTES;
+use crate::resolve::Follow;
+use crate::workspace::Workspace;
+
+/// Which lines to read, and how much of them to keep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LineWindow {
+    /// First line to return, 1-based.
+    pub offset: usize,
+    /// Most lines to return.
+    pub limit: usize,
+    /// Bytes kept of one line; the rest is counted in [`Line::omitted_bytes`].
+    pub max_line_bytes: usize,
+    /// Stop once the kept text reaches this many bytes.
+    pub max_total_bytes: usize,
+}
+
+impl Default for LineWindow {
+    fn default() -> Self {
+        Self {
+            offset: 1,
+            limit: 2000,
+            max_line_bytes: 4096,
+            max_total_bytes: 64 * 1024,
+        }
+    }
+}
+
+/// One line, without its `\n` or `\r\n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based line number.
+    pub number: usize,
+    /// The kept text (cut on a character boundary).
+    pub text: String,
+    /// Bytes of this line beyond `max_line_bytes` that were not kept.
+    pub omitted_bytes: u64,
+}
+
+/// The result of [`Workspace::read_lines`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LineSlice {
+    /// The lines read, in order.
+    pub lines: Vec<Line>,
+    /// True when the file continues after the last returned line.
+    pub more: bool,
+    /// True when reading stopped at `max_total_bytes` rather than `limit`.
+    pub hit_byte_cap: bool,
+}
+
+impl LineSlice {
+    /// The 1-based line to ask for next, when there is more.
+    pub fn next_offset(&self) -> Option<usize> {
+        if self.more {
+            self.lines.last().map(|line| line.number + 1)
+        } else {
+            None
+        }
+    }
+}
+
+impl Workspace {
+    /// Reads a window of lines from a UTF-8 text file in one pass.
+    ///
+    /// Binary files (a NUL in the first 8 KiB) and lines that are not UTF-8
+    /// are errors; an `offset` past the last line is
+    /// [`BoundaryError::OffsetPastEnd`] with the real line count.
+    pub fn read_lines(&self, path: &WorkspacePath, window: LineWindow) -> Result<LineSlice> {
+        let shown = path.to_text();
+        let rel = self.resolve(path, Follow::Final)?;
+        let (file, _) = self.open_regular(&rel, &shown)?;
+        let mut reader = BufReader::with_capacity(64 * 1024, file);
+        let io_err = |e| BoundaryError::from_io("read", &shown, e);
+
+        let head = reader.fill_buf().map_err(io_err)?;
+        if memchr::memchr(0, &head[..head.len().min(SNIFF_BYTES)]).is_some() {
+            return Err(BoundaryError::Binary { path: shown });
+        }
+
+        let offset = window.offset.max(1);
+        let mut number = 0usize;
+        let mut byte_pos = 0u64;
+        let mut buf = Vec::new();
+        let mut slice = LineSlice {
+            lines: Vec::new(),
+            more: false,
+            hit_byte_cap: false,
+        };
+        let mut kept_total = 0usize;
+        loop {
+            let keep = if number + 1 >= offset {
+                window.max_line_bytes
+            } else {
+                0
+            };
+            let Some(scan) = next_line(&mut reader, keep, &mut buf).map_err(io_err)? else {
+                break;
+            };
+            number += 1;
+            if number < offset {
+                byte_pos += scan.total_bytes;
+                continue;
+            }
+            if slice.lines.len() >= window.limit || kept_total >= window.max_total_bytes {
+                slice.more = true;
+                slice.hit_byte_cap = slice.lines.len() < window.limit;
+                break;
+            }
+            let text = line_text(&mut buf, scan.omitted > 0).map_err(|valid_up_to| {
+                BoundaryError::NotUtf8 {
+                    path: shown.clone(),
+                    byte_offset: byte_pos + valid_up_to as u64,
+                }
+            })?;
+            byte_pos += scan.total_bytes;
+            kept_total += text.len();
+            slice.lines.push(Line {
+                number,
+                text,
+                omitted_bytes: scan.omitted,
+            });
+        }
+        if number < offset && !(number == 0 && offset == 1) {
+            return Err(BoundaryError::OffsetPastEnd {
+                path: shown,
+                offset,
+                total_lines: number,
+            });
+        }
+        Ok(slice)
+    }
+}
+
+struct LineScan {
+    /// Bytes of the line not kept in the buffer.
+    omitted: u64,
+    /// Bytes the line occupies in the file, terminator included.
+    total_bytes: u64,
+}
+
+/// Reads one line, keeping at most `keep` bytes of it in `buf` (terminator
+/// excluded). `None` at end of file.
+fn next_line(
+    reader: &mut impl BufRead,
+    keep: usize,
+    buf: &mut Vec<u8>,
+) -> std::io::Result<Option<LineScan>> {
+    buf.clear();
+    let mut scan = LineScan {
+        omitted: 0,
+        total_bytes: 0,
+    };
+    let mut seen_any = false;
+    loop {
+        let available = reader.fill_buf()?;
+        if available.is_empty() {
+            return Ok(seen_any.then_some(scan));
+        }
+        seen_any = true;
+        let (chunk, consumed, done) = match memchr::memchr(b'\n', available) {
+            Some(end) => (&available[..end], end + 1, true),
+            None => (available, available.len(), false),
+        };
+        let room = keep.saturating_sub(buf.len());
+        let kept = room.min(chunk.len());
+        buf.extend_from_slice(&chunk[..kept]);
+        scan.omitted += (chunk.len() - kept) as u64;
+        scan.total_bytes += consumed as u64;
+        reader.consume(consumed);
+        if done {
+            return Ok(Some(scan));
+        }
+    }
+}
+
+/// Turns a kept line into text: strips a `\r` terminator, and when the line
+/// was cut, drops a character split by the cut. `Err` gives the offset of an
+/// invalid byte within the line.
+fn line_text(buf: &mut Vec<u8>, was_cut: bool) -> Result<String, usize> {
+    if !was_cut && buf.last() == Some(&b'\r') {
+        buf.pop();
+    }
+    match std::str::from_utf8(buf) {
+        Ok(text) => Ok(text.to_owned()),
+        Err(e) if was_cut && e.error_len().is_none() => {
+            let valid = e.valid_up_to();
+            Ok(String::from_utf8_lossy(&buf[..valid]).into_owned())
+        }
+        Err(e) => Err(e.valid_up_to()),
+    }
+}

@@ -1,0 +1,19 @@
+//! Integration tests for oy-boundary: one binary, a module per topic.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    missing_docs,
+    unreachable_pub,
+    reason = "tests build fixtures (inside and outside the root) with std::fs and fail loudly"
+)]
+
+mod support;
+
+mod boundary_paths;
+mod boundary_symlinks;
+mod boundary_special_files;
+mod boundary_writes;
+mod boundary_walk;
+mod boundary_proptest;
+mod boundary_crash;
