@@ -1,1 +1,121 @@
-fn main() {}
+//! `cargo xtask`: project automation for oy (lint and the tidy checks).
+#![allow(
+    clippy::print_stdout,
+    clippy::print_stderr,
+    reason = "xtask is a command-line program: printing is its job"
+)]
+
+mod tidy;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  lint     cargo fmt --check, clippy -D warnings, the tidy checks, and
+           cargo deny (bans, licenses, sources) when cargo-deny is installed
+  tidy     only the tidy checks: //! headers, the crate dependency table in
+           docs/architecture.md, no todo!/unimplemented!/dbg! in shipped code
+";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("lint") => lint(),
+        Some("tidy") => tidy_only(),
+        Some("-h" | "--help" | "help") => {
+            print!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => {
+            eprint!("error: unknown command `{other}`\n\n{USAGE}");
+            return ExitCode::from(2);
+        }
+        None => {
+            eprint!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    cmd.current_dir(workspace_root());
+    cmd
+}
+
+fn run(step: &str, mut cmd: Command) -> Result<()> {
+    eprintln!("xtask: {step}");
+    let status = cmd.status().with_context(|| format!("could not start {step}"))?;
+    if !status.success() {
+        bail!("{step} failed ({status})");
+    }
+    Ok(())
+}
+
+fn lint() -> Result<()> {
+    let mut fmt = cargo();
+    fmt.args(["fmt", "--all", "--check"]);
+    run("cargo fmt --check", fmt)?;
+
+    let mut clippy = cargo();
+    clippy.args([
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--locked",
+        "--",
+        "-D",
+        "warnings",
+    ]);
+    run("cargo clippy -D warnings", clippy)?;
+
+    tidy_only()?;
+
+    let deny_installed = cargo()
+        .args(["deny", "--version"])
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if deny_installed {
+        // The advisories check needs the network; bans, licenses and sources work offline.
+        let mut deny = cargo();
+        deny.args(["deny", "check", "bans", "licenses", "sources"]);
+        run("cargo deny check bans licenses sources", deny)?;
+        eprintln!("xtask: note: run `cargo deny check advisories` separately when online");
+    } else {
+        eprintln!(
+            "xtask: note: cargo-deny is not installed, so deny.toml was not checked \
+             (hint: cargo install --locked cargo-deny)"
+        );
+    }
+    Ok(())
+}
+
+fn tidy_only() -> Result<()> {
+    eprintln!("xtask: tidy checks");
+    let problems = tidy::check_workspace(&workspace_root())?;
+    if problems.is_empty() {
+        return Ok(());
+    }
+    for problem in &problems {
+        eprintln!("tidy: {problem}");
+    }
+    bail!("{} tidy problem(s)", problems.len())
+}
