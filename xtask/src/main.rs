@@ -63,7 +63,9 @@ fn cargo() -> Command {
 
 fn run(step: &str, mut cmd: Command) -> Result<()> {
     eprintln!("xtask: {step}");
-    let status = cmd.status().with_context(|| format!("could not start {step}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start {step}"))?;
     if !status.success() {
         bail!("{step} failed ({status})");
     }

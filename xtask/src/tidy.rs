@@ -19,14 +19,22 @@ pub(crate) fn check_workspace(root: &Path) -> Result<Vec<String>> {
     let sources = rust_sources(root)?;
     for path in &sources {
         let text = read(path)?;
-        let shown = path.strip_prefix(root).unwrap_or(path).display().to_string();
+        let shown = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
         if !has_doc_header(&text) {
-            problems.push(format!("{shown}: first line must be a `//!` comment saying what the file holds"));
+            problems.push(format!(
+                "{shown}: first line must be a `//!` comment saying what the file holds"
+            ));
         }
         if is_shipped(path, root) {
-            problems.extend(placeholder_macros(&text).into_iter().map(|(line, name)| {
-                format!("{shown}:{line}: `{name}` must not ship")
-            }));
+            problems.extend(
+                placeholder_macros(&text)
+                    .into_iter()
+                    .map(|(line, name)| format!("{shown}:{line}: `{name}` must not ship")),
+            );
         }
     }
     let architecture = read(&root.join("docs/architecture.md"))?;
@@ -38,8 +46,12 @@ pub(crate) fn check_workspace(root: &Path) -> Result<Vec<String>> {
 }
 
 fn read(path: &Path) -> Result<String> {
-    #[expect(clippy::disallowed_methods, reason = "xtask reads the repository, not a workspace")]
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "xtask reads the repository, not a workspace"
+    )]
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     Ok(text)
 }
 
@@ -48,7 +60,10 @@ fn rust_sources(root: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![root.join("crates"), root.join("xtask")];
     while let Some(dir) = stack.pop() {
-        #[expect(clippy::disallowed_methods, reason = "xtask reads the repository, not a workspace")]
+        #[expect(
+            clippy::disallowed_methods,
+            reason = "xtask reads the repository, not a workspace"
+        )]
         let entries = match std::fs::read_dir(&dir) {
             Ok(entries) => entries,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -79,7 +94,9 @@ fn is_shipped(path: &Path, root: &Path) -> bool {
 }
 
 pub(crate) fn has_doc_header(text: &str) -> bool {
-    text.lines().next().is_some_and(|line| line.starts_with("//!"))
+    text.lines()
+        .next()
+        .is_some_and(|line| line.starts_with("//!"))
 }
 
 /// `(line, macro)` for each banned macro call. The names are built at run
@@ -136,23 +153,39 @@ fn cells(line: &str) -> Vec<String> {
     if !line.starts_with('|') {
         return Vec::new();
     }
-    line.trim_matches('|').split('|').map(|cell| cell.trim().to_owned()).collect()
+    line.trim_matches('|')
+        .split('|')
+        .map(|cell| cell.trim().to_owned())
+        .collect()
 }
 
 fn backticked(cell: &str) -> Vec<String> {
-    cell.split('`').skip(1).step_by(2).map(str::to_owned).collect()
+    cell.split('`')
+        .skip(1)
+        .step_by(2)
+        .map(str::to_owned)
+        .collect()
 }
 
 /// The dependency edges between workspace members, from `cargo metadata`
 /// (normal, dev and build dependencies alike).
 fn workspace_edges(root: &Path) -> Result<Edges> {
     let output = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-        .args(["metadata", "--format-version", "1", "--no-deps", "--offline"])
+        .args([
+            "metadata",
+            "--format-version",
+            "1",
+            "--no-deps",
+            "--offline",
+        ])
         .current_dir(root)
         .output()
         .context("running cargo metadata")?;
     if !output.status.success() {
-        bail!("cargo metadata failed: {}", String::from_utf8_lossy(&output.stderr));
+        bail!(
+            "cargo metadata failed: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
     let metadata: serde_json::Value =
         serde_json::from_slice(&output.stdout).context("parsing cargo metadata")?;
@@ -160,7 +193,9 @@ fn workspace_edges(root: &Path) -> Result<Edges> {
 }
 
 pub(crate) fn edges_from_metadata(metadata: &serde_json::Value) -> Result<Edges> {
-    let packages = metadata["packages"].as_array().context("metadata has no packages")?;
+    let packages = metadata["packages"]
+        .as_array()
+        .context("metadata has no packages")?;
     let members: BTreeSet<String> = packages
         .iter()
         .filter_map(|package| package["name"].as_str().map(str::to_owned))
@@ -207,13 +242,20 @@ mod tests {
     use super::*;
 
     fn root() -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .parent()
+            .unwrap()
+            .to_path_buf()
     }
 
     #[test]
     fn workspace_passes_every_tidy_check() {
         let problems = check_workspace(&root()).unwrap();
-        assert!(problems.is_empty(), "tidy problems:\n{}", problems.join("\n"));
+        assert!(
+            problems.is_empty(),
+            "tidy problems:\n{}",
+            problems.join("\n")
+        );
     }
 
     #[test]
@@ -239,7 +281,10 @@ mod tests {
         let md = "intro\n\n| crate | may depend on |\n| --- | --- |\n| `a` | no oy crate |\n| `b` | `a` |\n| `c` | `a`, `b` |\n\nafter\n";
         let table = parse_dependency_table(md).unwrap();
         assert_eq!(table["a"], BTreeSet::new());
-        assert_eq!(table["c"], ["a", "b"].iter().map(|s| s.to_string()).collect());
+        assert_eq!(
+            table["c"],
+            ["a", "b"].iter().map(|s| s.to_string()).collect()
+        );
         assert_eq!(table.len(), 3);
         assert!(parse_dependency_table("no table here").is_none());
     }
@@ -258,8 +303,14 @@ mod tests {
         let actual = edges_from_metadata(&metadata).unwrap();
         let problems = check_edges(&actual, &allowed);
         assert_eq!(problems.len(), 2, "{problems:?}");
-        assert!(problems[0].contains("`low` depends on `high`"), "{problems:?}");
-        assert!(problems[1].contains("`stray` is not in the dependency table"), "{problems:?}");
+        assert!(
+            problems[0].contains("`low` depends on `high`"),
+            "{problems:?}"
+        );
+        assert!(
+            problems[1].contains("`stray` is not in the dependency table"),
+            "{problems:?}"
+        );
     }
 
     #[test]

@@ -223,7 +223,8 @@ impl BoundaryError {
     pub(crate) fn from_io(operation: &'static str, path: &str, source: io::Error) -> Self {
         let path = path.to_owned();
         match source.kind() {
-            io::ErrorKind::NotFound => Self::NotFound { path },
+            // A file where a directory was expected: nothing exists at the path.
+            io::ErrorKind::NotFound | io::ErrorKind::NotADirectory => Self::NotFound { path },
             io::ErrorKind::AlreadyExists => Self::AlreadyExists { path },
             io::ErrorKind::DirectoryNotEmpty => Self::DirectoryNotEmpty { path },
             _ if source.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error()) => {

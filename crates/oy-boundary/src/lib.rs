@@ -18,6 +18,7 @@
 //! environment variable, print, or depend on another oy crate. It is
 //! synchronous; async callers run it on a blocking thread.
 
+mod atomic;
 mod error;
 mod lines;
 mod metadata;

@@ -114,18 +114,18 @@ impl Workspace {
                 slice.hit_byte_cap = slice.lines.len() < window.limit;
                 break;
             }
-            let text = line_text(&mut buf, scan.omitted > 0).map_err(|valid_up_to| {
-                BoundaryError::NotUtf8 {
+            let mut omitted = scan.omitted;
+            let text =
+                line_text(&buf, &mut omitted).map_err(|valid_up_to| BoundaryError::NotUtf8 {
                     path: shown.clone(),
                     byte_offset: byte_pos + valid_up_to as u64,
-                }
-            })?;
+                })?;
             byte_pos += scan.total_bytes;
             kept_total += text.len();
             slice.lines.push(Line {
                 number,
                 text,
-                omitted_bytes: scan.omitted,
+                omitted_bytes: omitted,
             });
         }
         if number < offset && !(number == 0 && offset == 1) {
@@ -146,8 +146,9 @@ struct LineScan {
     total_bytes: u64,
 }
 
-/// Reads one line, keeping at most `keep` bytes of it in `buf` (terminator
-/// excluded). `None` at end of file.
+/// Reads one line, keeping at most `keep` bytes of it in `buf` (the `\n`
+/// or `\r\n` terminator excluded, and not counted as omitted). `None` at
+/// end of file.
 fn next_line(
     reader: &mut impl BufRead,
     keep: usize,
@@ -159,16 +160,20 @@ fn next_line(
         total_bytes: 0,
     };
     let mut seen_any = false;
+    let mut last_byte = None;
     loop {
         let available = reader.fill_buf()?;
         if available.is_empty() {
-            return Ok(seen_any.then_some(scan));
+            break;
         }
         seen_any = true;
         let (chunk, consumed, done) = match memchr::memchr(b'\n', available) {
             Some(end) => (&available[..end], end + 1, true),
             None => (available, available.len(), false),
         };
+        if let Some(&byte) = chunk.last() {
+            last_byte = Some(byte);
+        }
         let room = keep.saturating_sub(buf.len());
         let kept = room.min(chunk.len());
         buf.extend_from_slice(&chunk[..kept]);
@@ -176,22 +181,32 @@ fn next_line(
         scan.total_bytes += consumed as u64;
         reader.consume(consumed);
         if done {
-            return Ok(Some(scan));
+            break;
         }
     }
+    if !seen_any {
+        return Ok(None);
+    }
+    if last_byte == Some(b'\r') {
+        // The `\r` of a CRLF terminator is not line content.
+        if scan.omitted > 0 {
+            scan.omitted -= 1;
+        } else {
+            buf.pop();
+        }
+    }
+    Ok(Some(scan))
 }
 
-/// Turns a kept line into text: strips a `\r` terminator, and when the line
-/// was cut, drops a character split by the cut. `Err` gives the offset of an
-/// invalid byte within the line.
-fn line_text(buf: &mut Vec<u8>, was_cut: bool) -> Result<String, usize> {
-    if !was_cut && buf.last() == Some(&b'\r') {
-        buf.pop();
-    }
+/// Turns a kept line into text. When the line was cut, a character split by
+/// the cut is dropped and its bytes are added to `omitted`. `Err` gives the
+/// offset of an invalid byte within the line.
+fn line_text(buf: &[u8], omitted: &mut u64) -> Result<String, usize> {
     match std::str::from_utf8(buf) {
         Ok(text) => Ok(text.to_owned()),
-        Err(e) if was_cut && e.error_len().is_none() => {
+        Err(e) if *omitted > 0 && e.error_len().is_none() => {
             let valid = e.valid_up_to();
+            *omitted += (buf.len() - valid) as u64;
             Ok(String::from_utf8_lossy(&buf[..valid]).into_owned())
         }
         Err(e) => Err(e.valid_up_to()),

@@ -61,6 +61,15 @@ impl WorkspacePath {
         self.shown.file_name()
     }
 
+    /// The path one level down, named `name` (a single component from a
+    /// directory listing).
+    pub(crate) fn child(&self, name: &OsStr) -> WorkspacePath {
+        WorkspacePath {
+            base_rel: self.base_rel.join(name),
+            shown: self.shown.join(name),
+        }
+    }
+
     /// Number of components below the root (0 for the root).
     pub fn depth(&self) -> usize {
         self.shown.components().count()

@@ -34,7 +34,7 @@ impl Workspace {
                 .dir
                 .open_dir(crate::read::cap_rel(parent))
                 .map_err(io_err)?;
-            rustix::fs::fsync(&parent).map_err(|e| io_err(e.into()))?;
+            crate::atomic::sync_dir(&parent).map_err(io_err)?;
         }
         Ok(kind)
     }

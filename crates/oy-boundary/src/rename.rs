@@ -4,11 +4,9 @@
 
 use std::io;
 
-use rustix::fs::RenameFlags;
-
 use crate::error::{BoundaryError, Result};
 use crate::path::WorkspacePath;
-use crate::resolve::{Follow, is_absent};
+use crate::resolve::Follow;
 use crate::workspace::Workspace;
 
 impl Workspace {
@@ -40,28 +38,16 @@ impl Workspace {
         let (from_dir, from_name) = self.parent_dir(&from_rel, &from_shown, "move")?;
         let (to_dir, to_name) = self.parent_dir(&to_rel, &to_shown, "move")?;
         let io_err = |e: io::Error| BoundaryError::from_io("move", &to_shown, e);
-        let flags = if overwrite {
-            RenameFlags::empty()
+        if overwrite {
+            from_dir
+                .rename(from_name, &to_dir, to_name)
+                .map_err(io_err)?;
         } else {
-            RenameFlags::NOREPLACE
-        };
-        match rustix::fs::renameat_with(&from_dir, from_name, &to_dir, to_name, flags) {
-            Ok(()) => {}
-            // Filesystems without RENAME_NOREPLACE: check, then rename.
-            Err(rustix::io::Errno::INVAL | rustix::io::Errno::NOSYS) if !overwrite => {
-                match to_dir.symlink_metadata(to_name) {
-                    Ok(_) => return Err(BoundaryError::AlreadyExists { path: to_shown }),
-                    Err(e) if is_absent(&e) => {}
-                    Err(e) => return Err(io_err(e)),
-                }
-                from_dir
-                    .rename(from_name, &to_dir, to_name)
-                    .map_err(io_err)?;
-            }
-            Err(e) => return Err(io_err(e.into())),
+            crate::atomic::rename_no_replace(&from_dir, from_name, &to_dir, to_name)
+                .map_err(io_err)?;
         }
-        rustix::fs::fsync(&to_dir).map_err(|e| io_err(e.into()))?;
-        rustix::fs::fsync(&from_dir).map_err(|e| io_err(e.into()))?;
+        crate::atomic::sync_dir(&to_dir).map_err(io_err)?;
+        crate::atomic::sync_dir(&from_dir).map_err(io_err)?;
         Ok(())
     }
 }

@@ -1,22 +1,37 @@
-//! Walking: a gitignore-aware parallel walker (ripgrep's `ignore` crate)
-//! that never follows a symlink, reports symlinks as such, and only yields
-//! paths inside the walk's start.
+//! Walking: a parallel, gitignore-aware directory walk done entirely through
+//! directory handles.
 //!
-//! The walker reads directory listings by path, so it yields *names* only;
-//! anything that reads file contents goes back through the capability
-//! (`Workspace::open_file`), which re-checks every component.
+//! Each directory is opened relative to its parent's handle with
+//! `O_NOFOLLOW`, so a directory swapped for a symlink mid-walk is refused
+//! rather than followed, and no path is ever re-resolved from the root.
+//! Symlinks are reported as such and never entered. Ignore files
+//! (`.gitignore`, `.ignore`, `.git/info/exclude`) are read through the same
+//! boundary rules as any other read — a regular file, or a link that stays
+//! inside; never a FIFO, never outside — and ignore files above the
+//! workspace root are not read at all. Matching uses the `ignore` crate's
+//! gitignore implementation (ripgrep's).
 
-use std::path::PathBuf;
-use std::sync::Mutex;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
 
-use ignore::{WalkBuilder, WalkState};
+use cap_fs_ext::DirExt;
+use cap_std::fs::{Dir, MetadataExt};
+use ignore::gitignore::{Gitignore, GitignoreBuilder};
 
 use crate::error::{BoundaryError, Result};
-use crate::metadata::FileKind;
+use crate::metadata::{FileKind, Metadata};
 use crate::path::WorkspacePath;
+use crate::read::cap_rel;
 use crate::resolve::Follow;
 use crate::workspace::Workspace;
+
+/// Ignore files larger than this are skipped (no real one comes close).
+const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
+/// More walker threads than this stop paying off.
+const MAX_THREADS: usize = 8;
 
 /// What to walk and which filters apply.
 #[derive(Debug, Clone)]
@@ -25,7 +40,8 @@ pub struct WalkOptions {
     pub start: WorkspacePath,
     /// How deep below `start` to go (1 = its direct children); `None` for no limit.
     pub max_depth: Option<usize>,
-    /// Honour `.gitignore`, `.ignore` and `.git/info/exclude` (also outside a git repository).
+    /// Honour `.gitignore`, `.ignore` and `.git/info/exclude` from the
+    /// workspace root down (also outside a git repository).
     pub respect_ignore_files: bool,
     /// Include dot-files and dot-directories (`.git` itself is always skipped).
     pub include_hidden: bool,
@@ -53,7 +69,7 @@ impl WalkOptions {
 /// One walked path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct WalkEntry {
-    /// The path, as a workspace path.
+    /// The path, spelled below the walk's start as the caller gave it.
     pub path: WorkspacePath,
     /// Its type; symlinks are reported as [`FileKind::Symlink`] and never entered.
     pub kind: FileKind,
@@ -114,95 +130,310 @@ impl Workspace {
         let start_rel = self.resolve(&options.start, Follow::Final)?;
         let start_meta = self
             .dir
-            .symlink_metadata(crate::read::cap_rel(&start_rel))
+            .symlink_metadata(cap_rel(&start_rel))
             .map_err(|e| BoundaryError::from_io("walk", &shown, e))?;
-        let start_path = self.anchor.at_base_rel(start_rel.clone());
         if !start_meta.is_dir() {
-            let kind = FileKind::of(start_meta.file_type());
-            let entry = WalkEntry {
-                path: start_path,
-                kind,
+            visit(WalkEntry {
+                path: options.start.clone(),
+                kind: FileKind::of(start_meta.file_type()),
                 depth: 0,
-                executable: crate::metadata::Metadata::from_cap(&start_meta).is_executable(),
-            };
-            visit(entry);
+                executable: Metadata::from_cap(&start_meta).is_executable(),
+            });
             return Ok(Walk::default());
         }
-        let host_base = self.host_path(&self.anchor.at_base_rel(PathBuf::new()));
-        let host_start = self.host_path(&start_path);
-        let mut builder = WalkBuilder::new(&host_start);
-        builder
-            .follow_links(false)
-            .hidden(!options.include_hidden)
-            .ignore(options.respect_ignore_files)
-            .git_ignore(options.respect_ignore_files)
-            .git_exclude(options.respect_ignore_files)
-            .parents(options.respect_ignore_files)
-            .git_global(false)
-            .require_git(false)
-            .max_depth(options.max_depth)
-            .current_dir(&host_start)
-            .filter_entry(|entry| entry.file_name() != ".git");
-        let found = AtomicUsize::new(0);
-        let unreadable = AtomicUsize::new(0);
-        let truncated = AtomicBool::new(false);
-        builder.build_parallel().run(|| {
-            Box::new(|result| {
-                let entry = match result {
-                    Ok(entry) => entry,
-                    Err(_) => {
-                        unreadable.fetch_add(1, Ordering::Relaxed);
-                        return WalkState::Continue;
-                    }
-                };
-                if entry.depth() == 0 {
-                    return WalkState::Continue;
-                }
-                // The walker only yields paths below its start, but say so in code.
-                let Ok(base_rel) = entry.path().strip_prefix(&host_base) else {
-                    unreadable.fetch_add(1, Ordering::Relaxed);
-                    return WalkState::Skip;
-                };
-                if let Some(max) = options.max_entries
-                    && found.fetch_add(1, Ordering::Relaxed) >= max
-                {
-                    truncated.store(true, Ordering::Relaxed);
-                    return WalkState::Quit;
-                }
-                let (kind, executable) = match entry.file_type() {
-                    Some(file_type) => {
-                        let kind = FileKind::of_std(file_type);
-                        let executable = options.detect_executables
-                            && kind == FileKind::File
-                            && is_executable(&entry);
-                        (kind, executable)
-                    }
-                    None => (FileKind::Other, false),
-                };
-                let walked = WalkEntry {
-                    path: self.anchor.at_base_rel(base_rel.to_path_buf()),
-                    kind,
-                    depth: entry.depth(),
-                    executable,
-                };
-                match visit(walked) {
-                    WalkControl::Continue => WalkState::Continue,
-                    WalkControl::Stop => WalkState::Quit,
-                }
-            })
+        let start_dir = self
+            .dir
+            .open_dir_nofollow(cap_rel(&start_rel))
+            .map_err(|e| BoundaryError::from_io("walk", &shown, e))?;
+        let rules = if options.respect_ignore_files {
+            self.ancestor_rules(&start_rel)
+        } else {
+            None
+        };
+        let walker = Walker {
+            workspace: self,
+            options,
+            visit: &visit,
+            queue: Mutex::new(Queue {
+                jobs: vec![Job {
+                    dir: DirSource::Opened(start_dir),
+                    path: options.start.clone(),
+                    resolved: start_rel,
+                    depth: 0,
+                    rules,
+                }],
+                active: 0,
+            }),
+            wake: Condvar::new(),
+            stop: AtomicBool::new(false),
+            found: AtomicUsize::new(0),
+            unreadable: AtomicUsize::new(0),
+            truncated: AtomicBool::new(false),
+        };
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, MAX_THREADS);
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                scope.spawn(|| walker.work());
+            }
+            walker.work();
         });
         Ok(Walk {
             entries: Vec::new(),
-            truncated: truncated.load(Ordering::Relaxed),
-            unreadable: unreadable.load(Ordering::Relaxed),
+            truncated: walker.truncated.load(Ordering::Relaxed),
+            unreadable: walker.unreadable.load(Ordering::Relaxed),
         })
+    }
+
+    /// The ignore rules of the directories from the workspace root down to
+    /// (not including) `start_rel`, which the walk itself reads.
+    fn ancestor_rules(&self, start_rel: &Path) -> Option<Arc<Rules>> {
+        let root_rel = self.anchor.host_root_rel.clone().unwrap_or_default();
+        let below_root = start_rel.strip_prefix(&root_rel).ok()?;
+        let mut rules = None;
+        let mut dir = root_rel;
+        for component in below_root.components() {
+            rules = self.dir_rules(&dir, rules);
+            dir.push(component);
+        }
+        rules
+    }
+
+    /// Adds the ignore files of the directory at `dir_rel` (resolved) to `parent`.
+    fn dir_rules(&self, dir_rel: &Path, parent: Option<Arc<Rules>>) -> Option<Arc<Rules>> {
+        let at_root = self
+            .anchor
+            .host_root_rel
+            .as_deref()
+            .unwrap_or(Path::new(""))
+            == dir_rel;
+        let exclude = if at_root {
+            self.ignore_file(dir_rel, Path::new(".git/info/exclude"))
+        } else {
+            None
+        };
+        let dot_ignore = self.ignore_file(dir_rel, Path::new(".ignore"));
+        let git_ignore = self.ignore_file(dir_rel, Path::new(".gitignore"));
+        if dot_ignore.is_none() && git_ignore.is_none() && exclude.is_none() {
+            return parent;
+        }
+        Some(Arc::new(Rules {
+            parent,
+            dot_ignore,
+            git_ignore,
+            exclude,
+        }))
+    }
+
+    /// Reads and parses one ignore file under the boundary's read rules; a
+    /// missing, escaping, special, oversized or binary file counts as absent.
+    fn ignore_file(&self, dir_rel: &Path, name: &Path) -> Option<Gitignore> {
+        let path = self.anchor.at_base_rel(dir_rel.join(name));
+        let text = self.read_text(&path, IGNORE_FILE_LIMIT).ok()?;
+        let mut builder = GitignoreBuilder::new(dir_rel);
+        for line in text.lines() {
+            // A malformed glob is skipped, as git does.
+            let _ = builder.add_line(None, line);
+        }
+        builder.build().ok().filter(|rules| !rules.is_empty())
     }
 }
 
-fn is_executable(entry: &ignore::DirEntry) -> bool {
-    use std::os::unix::fs::PermissionsExt;
-    entry
-        .metadata()
-        .map(|meta| meta.permissions().mode() & 0o111 != 0)
-        .unwrap_or(false)
+/// Ignore rules of one directory, linked to its parent's.
+struct Rules {
+    parent: Option<Arc<Rules>>,
+    dot_ignore: Option<Gitignore>,
+    git_ignore: Option<Gitignore>,
+    exclude: Option<Gitignore>,
+}
+
+/// ripgrep's precedence: `.ignore` beats `.gitignore` beats
+/// `.git/info/exclude`; within one kind the nearest directory wins; a
+/// whitelist (`!pattern`) match un-ignores.
+fn is_ignored(rules: Option<&Arc<Rules>>, path: &Path, is_dir: bool) -> bool {
+    let kinds: [fn(&Rules) -> Option<&Gitignore>; 3] = [
+        |r| r.dot_ignore.as_ref(),
+        |r| r.git_ignore.as_ref(),
+        |r| r.exclude.as_ref(),
+    ];
+    for pick in kinds {
+        let mut node = rules;
+        while let Some(current) = node {
+            if let Some(matcher) = pick(current) {
+                let found = matcher.matched(path, is_dir);
+                if found.is_ignore() {
+                    return true;
+                }
+                if found.is_whitelist() {
+                    return false;
+                }
+            }
+            node = current.parent.as_ref();
+        }
+    }
+    false
+}
+
+/// A directory to read. Children are opened only when their job runs, and
+/// share their parent's handle until then, so a wide tree never holds more
+/// than about one open directory per level.
+enum DirSource {
+    Opened(Dir),
+    Child(Arc<Dir>, std::ffi::OsString),
+}
+
+struct Job {
+    dir: DirSource,
+    /// As the caller spelled it (what entries are named under).
+    path: WorkspacePath,
+    /// Capability-relative and symlink-free (what ignore rules match).
+    resolved: PathBuf,
+    depth: usize,
+    rules: Option<Arc<Rules>>,
+}
+
+struct Queue {
+    jobs: Vec<Job>,
+    /// Jobs taken and not yet finished; the walk ends when this and `jobs` are empty.
+    active: usize,
+}
+
+struct Walker<'a, F> {
+    workspace: &'a Workspace,
+    options: &'a WalkOptions,
+    visit: &'a F,
+    queue: Mutex<Queue>,
+    wake: Condvar,
+    stop: AtomicBool,
+    found: AtomicUsize,
+    unreadable: AtomicUsize,
+    truncated: AtomicBool,
+}
+
+impl<F> Walker<'_, F>
+where
+    F: Fn(WalkEntry) -> WalkControl + Sync,
+{
+    fn work(&self) {
+        while let Some(job) = self.next_job() {
+            self.read_dir(job);
+            let Ok(mut queue) = self.queue.lock() else {
+                return;
+            };
+            queue.active -= 1;
+            if queue.active == 0 && queue.jobs.is_empty() {
+                self.wake.notify_all();
+            }
+        }
+    }
+
+    fn next_job(&self) -> Option<Job> {
+        let mut queue = self.queue.lock().ok()?;
+        loop {
+            if self.stop.load(Ordering::Relaxed) {
+                queue.jobs.clear();
+                self.wake.notify_all();
+                return None;
+            }
+            if let Some(job) = queue.jobs.pop() {
+                queue.active += 1;
+                return Some(job);
+            }
+            if queue.active == 0 {
+                return None;
+            }
+            queue = self.wake.wait(queue).ok()?;
+        }
+    }
+
+    fn push(&self, job: Job) {
+        if let Ok(mut queue) = self.queue.lock() {
+            queue.jobs.push(job);
+            self.wake.notify_one();
+        }
+    }
+
+    fn read_dir(&self, job: Job) {
+        let options = self.options;
+        let dir = match job.dir {
+            DirSource::Opened(dir) => Ok(dir),
+            // O_NOFOLLOW: a directory swapped for a link since its parent
+            // was listed is refused, not followed.
+            DirSource::Child(parent, name) => parent.open_dir_nofollow(&name),
+        };
+        let Ok(dir) = dir else {
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let Ok(entries) = dir.entries() else {
+            self.unreadable.fetch_add(1, Ordering::Relaxed);
+            return;
+        };
+        let dir = Arc::new(dir);
+        let rules = if options.respect_ignore_files {
+            self.workspace.dir_rules(&job.resolved, job.rules.clone())
+        } else {
+            None
+        };
+        let depth = job.depth + 1;
+        for entry in entries {
+            if self.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            let Ok(entry) = entry else {
+                self.unreadable.fetch_add(1, Ordering::Relaxed);
+                continue;
+            };
+            let name = entry.file_name();
+            if skip_name(&name, options.include_hidden) {
+                continue;
+            }
+            let Ok(file_type) = entry.file_type() else {
+                self.unreadable.fetch_add(1, Ordering::Relaxed);
+                continue;
+            };
+            let kind = FileKind::of(file_type);
+            let resolved = job.resolved.join(&name);
+            if is_ignored(rules.as_ref(), &resolved, kind == FileKind::Directory) {
+                continue;
+            }
+            if let Some(max) = options.max_entries
+                && self.found.fetch_add(1, Ordering::Relaxed) >= max
+            {
+                self.truncated.store(true, Ordering::Relaxed);
+                self.stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            let executable = options.detect_executables
+                && kind == FileKind::File
+                && entry.metadata().is_ok_and(|meta| meta.mode() & 0o111 != 0);
+            let path = job.path.child(&name);
+            let descend =
+                kind == FileKind::Directory && options.max_depth.is_none_or(|max| depth < max);
+            let walked = WalkEntry {
+                path: path.clone(),
+                kind,
+                depth,
+                executable,
+            };
+            if (self.visit)(walked) == WalkControl::Stop {
+                self.stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            if descend {
+                self.push(Job {
+                    dir: DirSource::Child(Arc::clone(&dir), name),
+                    path,
+                    resolved,
+                    depth,
+                    rules: rules.clone(),
+                });
+            }
+        }
+    }
+}
+
+fn skip_name(name: &OsStr, include_hidden: bool) -> bool {
+    name == ".git" || (!include_hidden && name.as_bytes().first() == Some(&b'.'))
 }

@@ -126,7 +126,12 @@ fn locate_root(root: &Path) -> Result<(PathBuf, PathBuf)> {
             kind: FileKind::of_std(meta.file_type()),
         });
     }
-    let given = if root.is_absolute() {
+    // The caller's spelling maps absolute inputs inside only when it means
+    // the same directory lexically: with `..` after a symlink it would not.
+    let lexically_plain = !root
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir));
+    let given = if root.is_absolute() && lexically_plain {
         normalize_absolute(root)
     } else {
         canonical.clone()

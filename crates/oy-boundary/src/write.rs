@@ -2,12 +2,11 @@
 //! rename, fsync the directory), append, and directory creation — all inside
 //! the root, never through a symlink that leaves it.
 
-use std::io::Write;
 use std::path::Path;
 
-use cap_std::fs::{Dir, Permissions, PermissionsExt};
-use cap_tempfile::TempFile;
+use cap_std::fs::{Dir, PermissionsExt};
 
+use crate::atomic::{Existing, write_new_inode};
 use crate::error::{BoundaryError, Result};
 use crate::metadata::FileKind;
 use crate::path::WorkspacePath;
@@ -26,13 +25,6 @@ pub struct WriteOutcome {
     pub bytes_written: u64,
     /// True when the file did not exist before.
     pub created: bool,
-}
-
-/// How an atomic write treats an existing destination.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Existing {
-    Replace,
-    Refuse,
 }
 
 impl Workspace {
@@ -80,19 +72,33 @@ impl Workspace {
     }
 
     pub(crate) fn create_dirs(&self, rel: &Path, shown: &str) -> Result<()> {
-        if rel.as_os_str().is_empty() {
-            return Ok(());
-        }
-        match self.dir.symlink_metadata(rel) {
-            Ok(meta) if meta.is_dir() => return Ok(()),
-            Ok(meta) => {
-                return Err(BoundaryError::NotADirectory {
-                    path: shown.to_owned(),
-                    kind: FileKind::of(meta.file_type()),
-                });
+        // Find the deepest existing ancestor; anything but a directory there
+        // is a typed error naming it, rather than a bare ENOTDIR.
+        let mut existing_depth = 0;
+        for (depth, prefix) in rel
+            .ancestors()
+            .collect::<Vec<_>>()
+            .into_iter()
+            .rev()
+            .enumerate()
+        {
+            if prefix.as_os_str().is_empty() {
+                continue;
             }
-            Err(e) if is_absent(&e) => {}
-            Err(e) => return Err(BoundaryError::from_io("stat", shown, e)),
+            match self.dir.symlink_metadata(prefix) {
+                Ok(meta) if meta.is_dir() => existing_depth = depth,
+                Ok(meta) => {
+                    return Err(BoundaryError::NotADirectory {
+                        path: self.anchor.at_base_rel(prefix.to_path_buf()).to_text(),
+                        kind: FileKind::of(meta.file_type()),
+                    });
+                }
+                Err(e) if is_absent(&e) => break,
+                Err(e) => return Err(BoundaryError::from_io("stat", shown, e)),
+            }
+        }
+        if existing_depth == rel.components().count() {
+            return Ok(());
         }
         self.dir
             .create_dir_all(rel)
@@ -144,16 +150,7 @@ impl Workspace {
             Err(e) if is_absent(&e) => None,
             Err(e) => return Err(io_err(e)),
         };
-        let mut temp = TempFile::new(&parent).map_err(io_err)?;
-        temp.write_all(contents).map_err(io_err)?;
-        if let Some(mode) = mode {
-            temp.as_file()
-                .set_permissions(Permissions::from_mode(mode))
-                .map_err(io_err)?;
-        }
-        temp.as_file().sync_all().map_err(io_err)?;
-        temp.replace(name).map_err(io_err)?;
-        rustix::fs::fsync(&parent).map_err(|e| io_err(e.into()))?;
+        write_new_inode(&parent, name, contents, mode, existing).map_err(io_err)?;
         Ok(WriteOutcome {
             bytes_written: contents.len() as u64,
             created: mode.is_none(),
