@@ -73,5 +73,8 @@ fn rejects_empty_nul_and_overlong_paths() {
     assert_eq!(reason(""), InvalidPathReason::Empty);
     assert_eq!(reason("a\0b"), InvalidPathReason::NulByte);
     assert_eq!(reason(&"a/".repeat(2100)), InvalidPathReason::TooLong);
-    assert_eq!(reason(&"x".repeat(256)), InvalidPathReason::ComponentTooLong);
+    assert_eq!(
+        reason(&"x".repeat(256)),
+        InvalidPathReason::ComponentTooLong
+    );
 }

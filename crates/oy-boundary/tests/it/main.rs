@@ -10,10 +10,10 @@
 
 mod support;
 
-mod boundary_paths;
-mod boundary_symlinks;
-mod boundary_special_files;
-mod boundary_writes;
-mod boundary_walk;
-mod boundary_proptest;
 mod boundary_crash;
+mod boundary_paths;
+mod boundary_proptest;
+mod boundary_special_files;
+mod boundary_symlinks;
+mod boundary_walk;
+mod boundary_writes;
