@@ -1,0 +1,247 @@
+//! `ToolContext` (what every call can reach: workspace, policy, approver,
+//! ledger, events, session state) and `Invocation` (one call, and the
+//! `authorize` gate every mutating tool passes before it acts).
+
+use std::cell::Cell;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+
+use oy_boundary::Workspace;
+use serde_json::Value;
+
+use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
+use crate::error::ToolError;
+use crate::events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
+use crate::ledger::Ledger;
+use crate::limit::Limit;
+use crate::policy::{Decision, Policy};
+use crate::spec::Effect;
+use crate::state::ToolState;
+
+/// Everything a tool call can reach. One per session; shared by calls.
+pub struct ToolContext {
+    workspace: Arc<Workspace>,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    asker: Option<Arc<dyn Asker>>,
+    ledger: Arc<Ledger>,
+    events: Arc<dyn EventSink>,
+    state: Mutex<ToolState>,
+    output_limit: Limit,
+    next_call: std::sync::atomic::AtomicU64,
+}
+
+impl std::fmt::Debug for ToolContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ToolContext")
+            .field("root", &self.workspace.root())
+            .field("policy", &self.policy)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ToolContext {
+    /// A context with no approver, no asker, an empty ledger and no events.
+    pub fn new(workspace: Arc<Workspace>, policy: Policy) -> Self {
+        Self {
+            workspace,
+            policy,
+            approver: None,
+            asker: None,
+            ledger: Arc::new(Ledger::new()),
+            events: Arc::new(NoEvents),
+            state: Mutex::new(ToolState::default()),
+            output_limit: Limit::default(),
+            next_call: std::sync::atomic::AtomicU64::new(1),
+        }
+    }
+
+    /// Sets who approves "ask" actions (an interactive frontend).
+    pub fn with_approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Sets who answers the `ask` tool.
+    pub fn with_asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// Shares a ledger (the provider's retry gate reads the same one).
+    pub fn with_ledger(mut self, ledger: Arc<Ledger>) -> Self {
+        self.ledger = ledger;
+        self
+    }
+
+    /// Sends tool events to `events`.
+    pub fn with_events(mut self, events: Arc<dyn EventSink>) -> Self {
+        self.events = events;
+        self
+    }
+
+    /// Starts from saved session state.
+    pub fn with_state(self, state: ToolState) -> Self {
+        *self.state() = state;
+        self
+    }
+
+    /// Caps model-visible output (default 64 KiB).
+    pub fn with_output_limit(mut self, limit: Limit) -> Self {
+        self.output_limit = limit;
+        self
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The policy.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// The ledger.
+    pub fn ledger(&self) -> &Arc<Ledger> {
+        &self.ledger
+    }
+
+    /// The session state (read records, todos).
+    pub fn state(&self) -> MutexGuard<'_, ToolState> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// A copy of the session state, for saving.
+    pub fn snapshot_state(&self) -> ToolState {
+        self.state().clone()
+    }
+
+    pub(crate) fn output_limit(&self) -> Limit {
+        self.output_limit
+    }
+
+    pub(crate) fn asker(&self) -> Option<&Arc<dyn Asker>> {
+        self.asker.as_ref()
+    }
+
+    pub(crate) fn emit(&self, event: &ToolEvent) {
+        self.events.emit(event);
+    }
+
+    pub(crate) fn begin_call<'a>(&'a self, tool: &'static str, args: &'a Value) -> Invocation<'a> {
+        let call_id = self
+            .next_call
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Invocation {
+            ctx: self,
+            tool,
+            call_id,
+            args,
+            ledger_entry: Cell::new(None),
+        }
+    }
+}
+
+/// One tool call in progress.
+pub struct Invocation<'a> {
+    ctx: &'a ToolContext,
+    tool: &'static str,
+    call_id: u64,
+    args: &'a Value,
+    ledger_entry: Cell<Option<u64>>,
+}
+
+impl Invocation<'_> {
+    /// The tool's name.
+    pub fn tool(&self) -> &'static str {
+        self.tool
+    }
+
+    /// The context.
+    pub fn ctx(&self) -> &ToolContext {
+        self.ctx
+    }
+
+    /// The workspace.
+    pub fn workspace(&self) -> &Workspace {
+        self.ctx.workspace()
+    }
+
+    /// The call's id (for events).
+    pub fn call_id(&self) -> u64 {
+        self.call_id
+    }
+
+    pub(crate) fn ledger_entry(&self) -> Option<u64> {
+        self.ledger_entry.get()
+    }
+
+    /// The gate every side effect passes: applies the policy, asks the
+    /// approver when the mode says "ask" (showing `preview`), and records the
+    /// attempt in the ledger before returning `Ok`. After `Ok` the tool must
+    /// act; after `Err` it must not. `preview` is only built when someone
+    /// is asked.
+    pub fn authorize(
+        &self,
+        effect: Effect,
+        summary: impl Into<String>,
+        preview: impl FnOnce() -> Preview,
+    ) -> Result<(), ToolError> {
+        let summary = summary.into();
+        let policy = self.ctx.policy;
+        let denied = |reason: String| ToolError::Denied {
+            tool: self.tool.to_owned(),
+            reason,
+            hint: policy.hint_for(effect),
+        };
+        let approval = |stage| {
+            self.ctx.emit(&ToolEvent::Approval {
+                call_id: self.call_id,
+                tool: self.tool.to_owned(),
+                stage,
+                summary: summary.clone(),
+            });
+        };
+        match policy.decide(effect) {
+            Decision::Allow => {}
+            Decision::Deny => {
+                approval(ApprovalStage::Denied);
+                return Err(denied(format!(
+                    "mode `{}` does not allow this",
+                    policy.mode
+                )));
+            }
+            Decision::Ask => {
+                let Some(approver) = self.ctx.approver.as_ref() else {
+                    approval(ApprovalStage::Denied);
+                    return Err(denied(format!(
+                        "mode `{}` asks before this and there is no one to ask (non-interactive)",
+                        policy.mode
+                    )));
+                };
+                approval(ApprovalStage::Asked);
+                let request = ApprovalRequest {
+                    tool: self.tool.to_owned(),
+                    effect,
+                    summary: summary.clone(),
+                    preview: preview(),
+                };
+                if approver.approve(&request) == Answer::Deny {
+                    approval(ApprovalStage::Denied);
+                    return Err(ToolError::Denied {
+                        tool: self.tool.to_owned(),
+                        reason: "the user declined".to_owned(),
+                        hint: "ask the user what they want instead, or try a different approach"
+                            .to_owned(),
+                    });
+                }
+                approval(ApprovalStage::Given);
+            }
+        }
+        if effect.is_side_effect() {
+            let id = self.ctx.ledger.record_attempt(self.tool, self.args);
+            self.ledger_entry.set(Some(id));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,46 @@
+//! The tools oy offers a model, and the rules they run under.
+//!
+//! It owns: tool specs (JSON Schema from the argument structs via
+//! `schemars`), the [`Registry`] that runs a call end to end, the file tools
+//! (`list`, `read`, `search`, `sloc`, `write`, `replace`, `patch`, `move`,
+//! `remove`, `todo`, `ask`), the shared output [`limit`]er, the approval
+//! [`Policy`] (safety modes), the [`Approver`]/[`Asker`] traits a frontend
+//! implements, the side-effect [`Ledger`], and structured [`ToolEvent`]s.
+//!
+//! Every path goes through `oy-boundary`; every side effect passes
+//! [`Invocation::authorize`] (policy, approval with an exact preview, ledger
+//! entry) before it happens.
+//!
+//! It must never: touch a file except through `oy-boundary`, know about
+//! model providers or wire formats, read environment variables, print, or
+//! panic on a model's input — a failure is a `TOOL_ERROR` with a `RECOVERY`.
+
+mod approval;
+mod args;
+mod context;
+mod diff;
+mod error;
+mod events;
+mod ledger;
+pub mod limit;
+mod output;
+mod policy;
+mod registry;
+mod spec;
+mod state;
+pub mod tools;
+
+pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
+pub use args::{parse_args, parse_json};
+pub use context::{Invocation, ToolContext};
+pub use diff::unified_diff;
+pub use error::ToolError;
+pub use events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
+pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
+pub use limit::{Limit, Limited};
+pub use output::{ChangeSummary, ToolOutput};
+pub use policy::{Decision, Mode, Network, Policy, UnknownName};
+pub use registry::{Registry, Tool};
+pub use spec::{Effect, ToolSpec};
+pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
+pub use tools::default_registry;

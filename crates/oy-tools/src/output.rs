@@ -1,0 +1,69 @@
+//! `ToolOutput`: the one shape every tool call returns.
+
+use serde::Serialize;
+
+use crate::error::ToolError;
+
+/// Files a mutating tool touched.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct ChangeSummary {
+    /// Paths created, changed, moved or removed (relative to the root).
+    pub files: Vec<String>,
+    /// Bytes written in total.
+    pub bytes_written: u64,
+}
+
+/// The result of one tool call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolOutput {
+    /// True when the call did what was asked.
+    pub ok: bool,
+    /// What the model sees (capped; `TOOL_ERROR:`/`RECOVERY:` on failure).
+    pub text: String,
+    /// The uncapped text, when capping cut something (kept for sessions and callers).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub full_text: Option<String>,
+    /// True when `text` is a cut-down version of `full_text`.
+    pub truncated: bool,
+    /// For mutating tools: what changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub changes: Option<ChangeSummary>,
+}
+
+impl ToolOutput {
+    /// A successful result.
+    pub fn ok(text: impl Into<String>) -> Self {
+        Self {
+            ok: true,
+            text: text.into(),
+            full_text: None,
+            truncated: false,
+            changes: None,
+        }
+    }
+
+    /// A successful result of a mutating tool.
+    pub fn changed(text: impl Into<String>, changes: ChangeSummary) -> Self {
+        Self {
+            changes: Some(changes),
+            ..Self::ok(text)
+        }
+    }
+
+    /// A failure, rendered for the model.
+    pub fn error(error: &ToolError) -> Self {
+        Self {
+            ok: false,
+            text: error.to_model_text(),
+            full_text: None,
+            truncated: false,
+            changes: None,
+        }
+    }
+
+    /// Marks the output as already cut by the tool itself (it said so in the text).
+    pub fn with_truncated(mut self, truncated: bool) -> Self {
+        self.truncated |= truncated;
+        self
+    }
+}

@@ -1,0 +1,155 @@
+//! The `Tool` trait and the `Registry` that runs a call end to end: look
+//! up, check the mode offers it, parse, run (the tool calls `authorize`
+//! before any side effect), cap the output, record the outcome, emit events.
+
+use std::time::Instant;
+
+use serde_json::Value;
+
+use crate::args::parse_json;
+use crate::context::{Invocation, ToolContext};
+use crate::error::ToolError;
+use crate::events::ToolEvent;
+use crate::limit::limit;
+use crate::output::ToolOutput;
+use crate::spec::ToolSpec;
+
+/// One tool. Implementations live in `tools/`, one per file.
+pub trait Tool: Send + Sync {
+    /// Name, description, schema and effect.
+    fn spec(&self) -> &ToolSpec;
+
+    /// A minimal valid arguments object, shown in argument errors.
+    fn example(&self) -> &'static str;
+
+    /// Runs one call. Any side effect must be preceded by
+    /// [`Invocation::authorize`].
+    fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError>;
+}
+
+/// The set of tools, in the order the model sees them.
+pub struct Registry {
+    tools: Vec<Box<dyn Tool>>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(self.tools.iter().map(|tool| tool.spec().name))
+            .finish()
+    }
+}
+
+impl Registry {
+    /// A registry holding exactly `tools`.
+    pub fn new(tools: Vec<Box<dyn Tool>>) -> Self {
+        Self { tools }
+    }
+
+    /// Every tool, whatever the policy.
+    pub fn all_specs(&self) -> Vec<&ToolSpec> {
+        self.tools.iter().map(|tool| tool.spec()).collect()
+    }
+
+    /// The tools the context's policy offers to the model.
+    pub fn specs(&self, ctx: &ToolContext) -> Vec<&ToolSpec> {
+        self.tools
+            .iter()
+            .map(|tool| tool.spec())
+            .filter(|spec| ctx.policy().offers(spec.effect))
+            .collect()
+    }
+
+    /// The tool named `name`, if any.
+    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
+        self.tools
+            .iter()
+            .find(|tool| tool.spec().name == name)
+            .map(AsRef::as_ref)
+    }
+
+    /// Runs a call whose arguments arrive as raw text (as a model sends them).
+    pub fn invoke_raw(&self, ctx: &ToolContext, name: &str, raw_args: &str) -> ToolOutput {
+        self.invoke_raw_checked(ctx, name, raw_args)
+            .unwrap_or_else(|error| ToolOutput::error(&error))
+    }
+
+    /// Like [`Self::invoke_raw`], but an unknown tool or unparsable JSON is
+    /// returned as `Err` so a command line can treat it as a usage error.
+    pub fn invoke_raw_checked(
+        &self,
+        ctx: &ToolContext,
+        name: &str,
+        raw_args: &str,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = self.lookup(ctx, name)?;
+        let args = parse_json(name, raw_args, tool.example())?;
+        Ok(self.run(ctx, tool, &args))
+    }
+
+    /// Runs a call whose arguments are already JSON.
+    pub fn invoke(&self, ctx: &ToolContext, name: &str, args: &Value) -> ToolOutput {
+        match self.lookup(ctx, name) {
+            Ok(tool) => self.run(ctx, tool, args),
+            Err(error) => ToolOutput::error(&error),
+        }
+    }
+
+    fn lookup(&self, ctx: &ToolContext, name: &str) -> Result<&dyn Tool, ToolError> {
+        let offered = || {
+            self.specs(ctx)
+                .iter()
+                .map(|spec| spec.name.to_owned())
+                .collect::<Vec<_>>()
+        };
+        let tool = self.get(name).ok_or_else(|| ToolError::UnknownTool {
+            name: name.to_owned(),
+            available: offered(),
+        })?;
+        let effect = tool.spec().effect;
+        if !ctx.policy().offers(effect) {
+            return Err(ToolError::NotOffered {
+                tool: name.to_owned(),
+                reason: format!("mode `{}` does not offer it", ctx.policy().mode),
+                hint: format!(
+                    "use one of the tools this mode offers ({}); {}",
+                    offered().join(", "),
+                    ctx.policy().hint_for(effect)
+                ),
+            });
+        }
+        Ok(tool)
+    }
+
+    fn run(&self, ctx: &ToolContext, tool: &dyn Tool, args: &Value) -> ToolOutput {
+        let spec = tool.spec();
+        let call = ctx.begin_call(spec.name, args);
+        ctx.emit(&ToolEvent::ToolCallStarted {
+            call_id: call.call_id(),
+            tool: spec.name.to_owned(),
+        });
+        let started = Instant::now();
+        let mut output = match tool.run(&call, args) {
+            Ok(output) => output,
+            Err(error) => ToolOutput::error(&error),
+        };
+        if let Some(entry) = call.ledger_entry() {
+            ctx.ledger().record_outcome(entry, output.ok);
+        }
+        let limited = limit(&output.text, ctx.output_limit());
+        if limited.truncated() {
+            let shown = limited.text.into_owned();
+            output.full_text = Some(std::mem::replace(&mut output.text, shown));
+            output.truncated = true;
+        }
+        ctx.emit(&ToolEvent::ToolCallFinished {
+            call_id: call.call_id(),
+            tool: spec.name.to_owned(),
+            ok: output.ok,
+            duration: started.elapsed(),
+            output_bytes: output.text.len(),
+            truncated: output.truncated,
+        });
+        output
+    }
+}

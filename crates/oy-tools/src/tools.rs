@@ -1,0 +1,41 @@
+//! The built-in tools, one per file, and the default registry in the order
+//! the model sees them (cheapest and most useful first).
+
+mod ask;
+mod list;
+mod move_path;
+mod read;
+mod remove;
+mod replace;
+mod sloc;
+mod todo;
+mod write;
+
+pub use ask::AskTool;
+pub use list::ListTool;
+pub use move_path::MoveTool;
+pub use read::ReadTool;
+pub use remove::RemoveTool;
+pub use replace::ReplaceTool;
+pub use sloc::SlocTool;
+pub use todo::TodoTool;
+pub use write::WriteTool;
+
+use crate::registry::{Registry, Tool};
+
+/// Every built-in tool. Which of them a model sees depends on the policy
+/// ([`Registry::specs`]).
+pub fn default_registry() -> Registry {
+    let tools: Vec<Box<dyn Tool>> = vec![
+        Box::new(ListTool::new()),
+        Box::new(ReadTool::new()),
+        Box::new(SlocTool::new()),
+        Box::new(WriteTool::new()),
+        Box::new(ReplaceTool::new()),
+        Box::new(MoveTool::new()),
+        Box::new(RemoveTool::new()),
+        Box::new(TodoTool::new()),
+        Box::new(AskTool::new()),
+    ];
+    Registry::new(tools)
+}

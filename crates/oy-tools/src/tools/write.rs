@@ -1,0 +1,115 @@
+//! `write`: create or overwrite a file atomically, or append to it.
+
+use oy_boundary::BoundaryError;
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::approval::Preview;
+use crate::args::parse_args;
+use crate::context::Invocation;
+use crate::diff::unified_diff;
+use crate::error::ToolError;
+use crate::output::{ChangeSummary, ToolOutput};
+use crate::registry::Tool;
+use crate::spec::{Effect, ToolSpec};
+use crate::tools::read::EDITABLE_BYTES;
+
+/// Arguments of `write`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct WriteArgs {
+    path: String,
+    content: String,
+    /// Append instead of replacing.
+    #[serde(default)]
+    append: bool,
+}
+
+/// The `write` tool.
+pub struct WriteTool {
+    spec: ToolSpec,
+}
+
+impl WriteTool {
+    /// Builds the tool.
+    pub fn new() -> Self {
+        Self {
+            spec: ToolSpec::new::<WriteArgs>(
+                "write",
+                "Create or overwrite a file atomically (parent dirs created), or append. Prefer replace/patch for edits.",
+                Effect::WorkspaceWrite,
+            ),
+        }
+    }
+}
+
+impl Default for WriteTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for WriteTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn example(&self) -> &'static str {
+        r#"{"path":"notes/todo.txt","content":"hello\n"}"#
+    }
+
+    fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError> {
+        let args: WriteArgs = parse_args("write", args, self.example())?;
+        let ws = call.workspace();
+        let path = ws.path(&args.path)?;
+        let shown = path.to_text();
+        let old = match ws.read_text(&path, EDITABLE_BYTES) {
+            Ok(text) => Some(text),
+            Err(BoundaryError::NotFound { .. }) => None,
+            // Binary or huge: still writable, just not previewable as text.
+            Err(
+                BoundaryError::Binary { .. }
+                | BoundaryError::NotUtf8 { .. }
+                | BoundaryError::TooLarge { .. },
+            ) => Some(String::from("(binary or large file)\n")),
+            Err(other) => return Err(other.into()),
+        };
+        let new_text = match (&old, args.append) {
+            (Some(old), true) => format!("{old}{}", args.content),
+            _ => args.content.clone(),
+        };
+        let verb = match (&old, args.append) {
+            (None, _) => "create",
+            (Some(_), true) => "append to",
+            (Some(_), false) => "overwrite",
+        };
+        call.authorize(
+            Effect::WorkspaceWrite,
+            format!("{verb} {shown} ({} bytes)", args.content.len()),
+            || Preview::Diff(unified_diff(&shown, old.as_deref(), Some(&new_text))),
+        )?;
+        let outcome = if args.append {
+            ws.append(&path, args.content.as_bytes())?
+        } else {
+            ws.write(&path, args.content.as_bytes())?
+        };
+        if let Ok(bytes) = ws.read_bytes(&path, EDITABLE_BYTES) {
+            call.ctx().state().remember(&shown, &bytes);
+        }
+        let done = if outcome.created {
+            "created"
+        } else if args.append {
+            "appended to"
+        } else {
+            "overwrote"
+        };
+        Ok(ToolOutput::changed(
+            format!("{done} {shown} ({} bytes written)", outcome.bytes_written),
+            ChangeSummary {
+                files: vec![shown],
+                bytes_written: outcome.bytes_written,
+            },
+        ))
+    }
+}

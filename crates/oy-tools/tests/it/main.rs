@@ -1,0 +1,14 @@
+//! Integration tests for oy-tools: one binary, a module per topic.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    missing_docs,
+    unreachable_pub,
+    dead_code,
+    reason = "tests build fixtures with std::fs, fail loudly, and share helpers across modules"
+)]
+
+mod support;
+
+mod tools_smoke;

@@ -1,0 +1,120 @@
+//! Fixtures: a temp workspace, a context in a chosen mode, and helpers to
+//! call a tool the way the model would.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use oy_boundary::Workspace;
+use oy_tools::{
+    Answer, ApprovalRequest, Approver, EventSink, Mode, Policy, Registry, ToolContext, ToolEvent,
+    ToolOutput, default_registry,
+};
+use serde_json::Value;
+
+pub struct Env {
+    pub _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+    pub outside: PathBuf,
+    pub ctx: ToolContext,
+    pub registry: Registry,
+    pub events: Arc<Recorder>,
+}
+
+/// Records events and approval requests; answers approvals with `answer`.
+#[derive(Default)]
+pub struct Recorder {
+    pub events: Mutex<Vec<ToolEvent>>,
+    pub requests: Mutex<Vec<ApprovalRequest>>,
+    pub answer: Mutex<Option<Answer>>,
+}
+
+impl EventSink for Recorder {
+    fn emit(&self, event: &ToolEvent) {
+        self.events.lock().unwrap().push(event.clone());
+    }
+}
+
+impl Approver for Recorder {
+    fn approve(&self, request: &ApprovalRequest) -> Answer {
+        self.requests.lock().unwrap().push(request.clone());
+        self.answer.lock().unwrap().unwrap_or(Answer::Deny)
+    }
+}
+
+impl Env {
+    /// A workspace in `mode`, non-interactive (no approver).
+    pub fn new(mode: Mode) -> Self {
+        Self::build(mode, None)
+    }
+
+    /// A workspace in `mode` whose approver answers `answer`.
+    pub fn interactive(mode: Mode, answer: Answer) -> Self {
+        Self::build(mode, Some(answer))
+    }
+
+    fn build(mode: Mode, answer: Option<Answer>) -> Self {
+        let tmp = tempfile::tempdir().unwrap();
+        let base = fs::canonicalize(tmp.path()).unwrap();
+        let root = base.join("ws");
+        let outside = base.join("outside");
+        fs::create_dir_all(&root).unwrap();
+        fs::create_dir_all(&outside).unwrap();
+        fs::write(outside.join("secret.txt"), "OUTSIDE-SECRET\n").unwrap();
+        let events = Arc::new(Recorder::default());
+        *events.answer.lock().unwrap() = answer;
+        let ws = Arc::new(Workspace::open(&root).unwrap());
+        let mut ctx =
+            ToolContext::new(ws, Policy::new(mode, answer.is_some())).with_events(events.clone());
+        if answer.is_some() {
+            ctx = ctx.with_approver(events.clone());
+        }
+        Self {
+            _tmp: tmp,
+            root,
+            outside,
+            ctx,
+            registry: default_registry(),
+            events,
+        }
+    }
+
+    pub fn file(&self, rel: &str, contents: &str) -> &Self {
+        let path = self.root.join(rel);
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, contents).unwrap();
+        self
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        fs::read_to_string(self.root.join(rel)).unwrap()
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.root.join(rel).symlink_metadata().is_ok()
+    }
+
+    /// Calls `tool` with JSON `args` exactly as a model would.
+    pub fn call(&self, tool: &str, args: Value) -> ToolOutput {
+        self.registry.invoke(&self.ctx, tool, &args)
+    }
+
+    pub fn outside_secret(&self) -> String {
+        fs::read_to_string(self.outside.join("secret.txt")).unwrap()
+    }
+}
+
+pub fn assert_tool_error(output: &ToolOutput, needle: &str) {
+    assert!(!output.ok, "expected an error, got: {}", output.text);
+    assert!(output.text.starts_with("TOOL_ERROR: "), "{}", output.text);
+    assert!(output.text.contains("\nRECOVERY: "), "{}", output.text);
+    assert!(
+        output.text.contains(needle),
+        "missing {needle:?} in: {}",
+        output.text
+    );
+}
+
+pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
+    std::os::unix::fs::symlink(target, link).unwrap();
+}

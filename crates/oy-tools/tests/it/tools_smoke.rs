@@ -1,0 +1,30 @@
+//! The basic path of each file tool, end to end through the registry.
+
+use oy_tools::Mode;
+use serde_json::json;
+
+use crate::support::{Env, assert_tool_error};
+
+#[test]
+fn read_then_replace_then_read_again() {
+    let env = Env::new(Mode::AcceptEdits);
+    env.file("src/lib.rs", "fn old() {}\nfn keep() {}\n");
+    let out = env.call("read", json!({"path": "src/lib.rs"}));
+    assert!(out.ok, "{}", out.text);
+    assert_eq!(out.text, "1\tfn old() {}\n2\tfn keep() {}\n");
+    let out = env.call(
+        "replace",
+        json!({"path": "src/lib.rs", "old": "fn old()", "new": "fn new()"}),
+    );
+    assert!(out.ok, "{}", out.text);
+    assert_eq!(env.read("src/lib.rs"), "fn new() {}\nfn keep() {}\n");
+}
+
+#[test]
+fn replace_without_read_is_refused() {
+    let env = Env::new(Mode::AcceptEdits);
+    env.file("a.txt", "x\n");
+    let out = env.call("replace", json!({"path": "a.txt", "old": "x", "new": "y"}));
+    assert_tool_error(&out, "has not been read");
+    assert_eq!(env.read("a.txt"), "x\n");
+}
