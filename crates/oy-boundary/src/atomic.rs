@@ -10,17 +10,31 @@
 //! directory through `/proc/self/fd` only once it is complete. Create-only
 //! writes link it straight to the final name, so they leave nothing behind
 //! and cannot replace a file that appeared meanwhile. Replacing writes link
-//! it to a fixed hidden name (`.NAME.oy-tmp`) and rename that over the
-//! target; if the process dies in the microseconds between the two, the
-//! hidden file is the only debris, and the next write of the same name
-//! removes it. Where `O_TMPFILE` or procfs is missing, the hidden temp file
-//! is created by name instead.
+//! it to a hidden temp name and rename that over the target. Where
+//! `O_TMPFILE` or procfs is missing, the hidden temp file is created by name
+//! instead.
+//!
+//! Temp names are unique per write (`.NAME.oy-tmp.<pid>.<counter>`, hashed
+//! when too long) and only ever created exclusively (`link` or `O_EXCL`),
+//! so concurrent writes of one file never collide, and a file that already
+//! has such a name — someone else's, or debris — is never removed or
+//! reused: the next counter is tried instead. The only debris a `SIGKILL`
+//! can leave is one such hidden, uniquely named file, in the microseconds
+//! between linking and renaming (or, without `O_TMPFILE`, while the named
+//! temp file is written). Nothing sweeps it, since a sweep could not tell
+//! debris from a file another writer is about to rename.
+//!
+//! The temp inode is created with the final permission bits from the start
+//! (then `fchmod`ed to exactly them, since the umask may have cleared some),
+//! so content meant to be private is never readable by others, not even
+//! while it is being written.
 
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::hash::{Hash, Hasher};
 use std::io::{self, Write};
 use std::os::unix::ffi::OsStrExt;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::Dir;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
@@ -33,11 +47,20 @@ pub(crate) enum Existing {
     Refuse,
 }
 
-/// Suffix of the hidden temp name; also what debris looks like.
-pub(crate) const TEMP_SUFFIX: &str = ".oy-tmp";
+/// Marks a hidden temp name; debris looks like `.NAME.oy-tmp.<pid>.<n>`.
+pub(crate) const TEMP_MARK: &str = ".oy-tmp";
 const NAME_MAX: usize = 255;
+/// Names taken by other files are skipped; this many in a row means
+/// something is wrong (or hostile), and the write fails instead.
+const TEMP_ATTEMPTS: usize = 64;
+/// Mode of a new file before the umask, as `open(2)` callers use.
+const DEFAULT_MODE: u32 = 0o666;
 
-/// Writes `contents` to `name` in `parent` atomically.
+/// Makes every temp name of this process distinct.
+static TEMP_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// Writes `contents` to `name` in `parent` atomically. `mode` is the final
+/// permission bits (`None`: the umask default for a new file).
 pub(crate) fn write_new_inode(
     parent: &Dir,
     name: &OsStr,
@@ -45,27 +68,28 @@ pub(crate) fn write_new_inode(
     mode: Option<u32>,
     existing: Existing,
 ) -> io::Result<()> {
-    if let Some(file) = open_anonymous(parent)? {
-        fill(&file, contents, mode)?;
+    if let Some(file) = open_anonymous(parent, mode)? {
+        fill(&file, contents)?;
         if link_anonymous(&file, parent, name, existing)? {
-            return sync_dir(parent);
+            sync_dir_after_commit(parent);
+            return Ok(());
         }
     }
-    let temp = temp_name(name);
-    let file = create_named(parent, &temp)?;
-    let committed =
-        fill(&file, contents, mode).and_then(|()| commit(parent, &temp, name, existing));
+    let (temp, file) = create_named(parent, name, mode)?;
+    let committed = fill(&file, contents).and_then(|()| commit(parent, &temp, name, existing));
     if committed.is_err() {
+        // The name is this write's own (created exclusively above).
         let _ = rustix::fs::unlinkat(parent, &temp, AtFlags::empty());
     }
     committed?;
-    sync_dir(parent)
+    sync_dir_after_commit(parent);
+    Ok(())
 }
 
-/// `fsync` on the directory itself, so the new name survives a power cut.
-/// cap-std's `Dir` is an `O_PATH` handle, which `fsync` refuses, so a
-/// readable handle to `.` is opened for it.
-pub(crate) fn sync_dir(dir: &Dir) -> io::Result<()> {
+/// `fsync` on the directory itself, so a new or removed name survives a
+/// power cut. cap-std's `Dir` is an `O_PATH` handle, which `fsync` refuses,
+/// so a readable handle to `.` is opened for it.
+fn sync_dir(dir: &Dir) -> io::Result<()> {
     let readable = rustix::fs::openat(
         dir,
         ".",
@@ -76,39 +100,87 @@ pub(crate) fn sync_dir(dir: &Dir) -> io::Result<()> {
     Ok(())
 }
 
-/// The fixed hidden temp name for `name` (hashed when it would be too long).
-pub(crate) fn temp_name(name: &OsStr) -> OsString {
+/// [`sync_dir`] once the change is already committed (renamed, linked or
+/// unlinked), ignoring failure. By then every reader sees the change, so
+/// reporting an error — say `EACCES` opening `.` for reading in a
+/// write-only (`0333`) directory — would call a completed operation failed
+/// and invite a retry that does it twice. Only durability across a power
+/// cut is lost, which the caller could not restore anyway.
+pub(crate) fn sync_dir_after_commit(dir: &Dir) {
+    let _ = sync_dir(dir);
+}
+
+/// A fresh hidden temp name for `name`: `.NAME.oy-tmp.<pid>.<counter>`, or
+/// a hash of `NAME` in its place when that would exceed `NAME_MAX`.
+fn temp_name(name: &OsStr) -> OsString {
+    let unique = format!(
+        "{TEMP_MARK}.{}.{}",
+        std::process::id(),
+        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
+    );
     let mut temp = OsString::from(".");
     temp.push(name);
-    temp.push(TEMP_SUFFIX);
+    temp.push(&unique);
     if temp.len() <= NAME_MAX {
         return temp;
     }
     let mut hasher = std::hash::DefaultHasher::new();
     name.as_bytes().hash(&mut hasher);
-    OsString::from(format!(".{:016x}{TEMP_SUFFIX}", hasher.finish()))
+    OsString::from(format!(".{:016x}{unique}", hasher.finish()))
 }
 
-fn open_anonymous(parent: &Dir) -> io::Result<Option<File>> {
-    match rustix::fs::openat(
+/// Runs `create` with fresh temp names until one is not taken. An existing
+/// file of that name is skipped, never removed.
+fn with_fresh_temp<T>(
+    name: &OsStr,
+    mut create: impl FnMut(&OsStr) -> Result<T, Errno>,
+) -> io::Result<(OsString, T)> {
+    for _ in 0..TEMP_ATTEMPTS {
+        let temp = temp_name(name);
+        match create(&temp) {
+            Ok(made) => return Ok((temp, made)),
+            Err(Errno::EXIST) => continue,
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        "every temporary file name tried was taken",
+    ))
+}
+
+fn initial_mode(mode: Option<u32>) -> Mode {
+    Mode::from_raw_mode(mode.unwrap_or(DEFAULT_MODE) & 0o7777)
+}
+
+/// After creation with [`initial_mode`] (which the umask may have
+/// narrowed), sets exactly the bits asked for.
+fn set_exact_mode(file: &File, mode: Option<u32>) -> io::Result<()> {
+    if let Some(mode) = mode {
+        rustix::fs::fchmod(file, Mode::from_raw_mode(mode & 0o7777))?;
+    }
+    Ok(())
+}
+
+fn open_anonymous(parent: &Dir, mode: Option<u32>) -> io::Result<Option<File>> {
+    let file = match rustix::fs::openat(
         parent,
         ".",
         OFlags::TMPFILE | OFlags::RDWR | OFlags::CLOEXEC,
-        Mode::from_raw_mode(0o666),
+        initial_mode(mode),
     ) {
-        Ok(fd) => Ok(Some(File::from(fd))),
+        Ok(fd) => File::from(fd),
         // Kernel or filesystem without O_TMPFILE.
-        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::NOENT | Errno::INVAL) => Ok(None),
-        Err(e) => Err(e.into()),
-    }
+        Err(Errno::OPNOTSUPP | Errno::ISDIR | Errno::NOENT | Errno::INVAL) => return Ok(None),
+        Err(e) => return Err(e.into()),
+    };
+    set_exact_mode(&file, mode)?;
+    Ok(Some(file))
 }
 
-fn fill(file: &File, contents: &[u8], mode: Option<u32>) -> io::Result<()> {
+fn fill(file: &File, contents: &[u8]) -> io::Result<()> {
     let mut writer = file;
     writer.write_all(contents)?;
-    if let Some(mode) = mode {
-        rustix::fs::fchmod(file, Mode::from_raw_mode(mode))?;
-    }
     file.sync_all()
 }
 
@@ -119,6 +191,7 @@ fn link_anonymous(file: &File, parent: &Dir, name: &OsStr, existing: Existing) -
         return Ok(false);
     };
     let fd_name = rustix::path::DecInt::from_fd(file);
+    // `linkat` never replaces an existing name: it fails with EEXIST.
     let link = |to: &OsStr| {
         rustix::fs::linkat(
             proc_fd,
@@ -131,15 +204,7 @@ fn link_anonymous(file: &File, parent: &Dir, name: &OsStr, existing: Existing) -
     match existing {
         Existing::Refuse => link(name)?,
         Existing::Replace => {
-            let temp = temp_name(name);
-            match link(&temp) {
-                Err(Errno::EXIST) => {
-                    // Debris of an earlier interrupted write of this name.
-                    rustix::fs::unlinkat(parent, &temp, AtFlags::empty())?;
-                    link(&temp)?;
-                }
-                other => other?,
-            }
+            let (temp, ()) = with_fresh_temp(name, link)?;
             if let Err(e) = rustix::fs::renameat(parent, &temp, parent, name) {
                 let _ = rustix::fs::unlinkat(parent, &temp, AtFlags::empty());
                 return Err(e.into());
@@ -149,23 +214,22 @@ fn link_anonymous(file: &File, parent: &Dir, name: &OsStr, existing: Existing) -
     Ok(true)
 }
 
-fn create_named(parent: &Dir, temp: &OsStr) -> io::Result<File> {
-    let open = || {
+/// Creates a uniquely named hidden temp file with `O_EXCL`.
+fn create_named(parent: &Dir, name: &OsStr, mode: Option<u32>) -> io::Result<(OsString, File)> {
+    let (temp, fd) = with_fresh_temp(name, |temp| {
         rustix::fs::openat(
             parent,
             temp,
             OFlags::CREATE | OFlags::EXCL | OFlags::WRONLY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
-            Mode::from_raw_mode(0o666),
+            initial_mode(mode),
         )
-    };
-    let fd = match open() {
-        Err(Errno::EXIST) => {
-            rustix::fs::unlinkat(parent, temp, AtFlags::empty())?;
-            open()?
-        }
-        other => other?,
-    };
-    Ok(File::from(fd))
+    })?;
+    let file = File::from(fd);
+    if let Err(e) = set_exact_mode(&file, mode) {
+        let _ = rustix::fs::unlinkat(parent, &temp, AtFlags::empty());
+        return Err(e);
+    }
+    Ok((temp, file))
 }
 
 fn commit(parent: &Dir, temp: &OsStr, name: &OsStr, existing: Existing) -> io::Result<()> {

@@ -22,6 +22,9 @@ pub enum InvalidPathReason {
     ComponentTooLong,
     /// A platform prefix (such as a Windows drive) that has no meaning here.
     UnsupportedPrefix,
+    /// The path ends in `/` (or `/.`), which names a directory, but the
+    /// operation would write a file there.
+    TrailingSlashOnFile,
 }
 
 impl std::fmt::Display for InvalidPathReason {
@@ -32,6 +35,9 @@ impl std::fmt::Display for InvalidPathReason {
             Self::TooLong => "the path is longer than 4096 bytes",
             Self::ComponentTooLong => "a path component is longer than 255 bytes",
             Self::UnsupportedPrefix => "the path has an unsupported platform prefix",
+            Self::TrailingSlashOnFile => {
+                "the path ends in `/`, which names a directory, but a file would be written"
+            }
         })
     }
 }
@@ -169,6 +175,13 @@ pub enum BoundaryError {
         /// How many lines the file has.
         total_lines: usize,
     },
+    /// The path was made by a different [`crate::Workspace`] than the one
+    /// asked to use it (each workspace's paths are only valid with it).
+    #[error("{path} belongs to another workspace")]
+    ForeignPath {
+        /// The path.
+        path: String,
+    },
     /// Any other operating-system error.
     #[error("{operation} {path}: {source}")]
     Io {
@@ -213,6 +226,7 @@ impl BoundaryError {
             | Self::DirectoryNotEmpty { path }
             | Self::SymlinkLoop { path }
             | Self::OffsetPastEnd { path, .. }
+            | Self::ForeignPath { path }
             | Self::Io { path, .. } => Some(path),
             Self::RootProtected { .. } => None,
         }

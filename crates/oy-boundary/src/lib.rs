@@ -10,12 +10,15 @@
 //!
 //! It owns: path parsing, symlink resolution, size-capped and line-sliced
 //! reads, text/binary detection, atomic writes, append, rename, remove, the
-//! gitignore-aware walker and missing-path suggestions. Failures are
-//! [`BoundaryError`]s with the path and a typed reason.
+//! gitignore-aware walker (and opening walked files by its directory
+//! handles) and missing-path suggestions. Failures are [`BoundaryError`]s
+//! with the path and a typed reason; an escape is always
+//! [`BoundaryError::Escape`], also when a race made the kernel refuse it.
 //!
-//! It must never: follow a link out of the root, open a FIFO or device,
-//! leave a torn file behind a failed write, remove the root, read an
-//! environment variable, print, or depend on another oy crate. It is
+//! It must never: follow a link out of the root, act on a path another
+//! workspace made, open a FIFO or device, leave a torn file behind a failed
+//! write, remove or reuse a file it did not create, remove the root, read
+//! an environment variable, print, or depend on another oy crate. It is
 //! synchronous; async callers run it on a blocking thread.
 
 mod atomic;
@@ -29,6 +32,7 @@ mod rename;
 mod resolve;
 mod suggest;
 mod walk;
+mod walk_rules;
 mod workspace;
 mod write;
 

@@ -54,16 +54,23 @@ pub struct LineSlice {
     pub more: bool,
     /// True when reading stopped at `max_total_bytes` rather than `limit`.
     pub hit_byte_cap: bool,
+    /// The 1-based line the window started at (the requested offset).
+    pub offset: usize,
 }
 
 impl LineSlice {
-    /// The 1-based line to ask for next, when there is more.
+    /// The 1-based line to ask for next, when there is more: after the last
+    /// returned line, or the requested offset itself when the window held
+    /// no line (`limit` or `max_total_bytes` of 0).
     pub fn next_offset(&self) -> Option<usize> {
-        if self.more {
-            self.lines.last().map(|line| line.number + 1)
-        } else {
-            None
+        if !self.more {
+            return None;
         }
+        Some(
+            self.lines
+                .last()
+                .map_or(self.offset, |line| line.number + 1),
+        )
     }
 }
 
@@ -74,9 +81,9 @@ impl Workspace {
     /// are errors; an `offset` past the last line is
     /// [`BoundaryError::OffsetPastEnd`] with the real line count.
     pub fn read_lines(&self, path: &WorkspacePath, window: LineWindow) -> Result<LineSlice> {
-        let shown = path.to_text();
-        let rel = self.resolve(path, Follow::Final)?;
-        let (file, _) = self.open_regular(&rel, &shown)?;
+        let target = self.target(path, Follow::Final)?;
+        let (file, _) = self.open_regular(&target)?;
+        let shown = target.shown;
         let mut reader = BufReader::with_capacity(64 * 1024, file);
         let io_err = |e| BoundaryError::from_io("read", &shown, e);
 
@@ -93,14 +100,21 @@ impl Workspace {
             lines: Vec::new(),
             more: false,
             hit_byte_cap: false,
+            offset,
         };
         let mut kept_total = 0usize;
         loop {
-            let keep = if number + 1 >= offset {
-                window.max_line_bytes
-            } else {
-                0
-            };
+            let in_window = number + 1 >= offset;
+            if in_window
+                && (slice.lines.len() >= window.limit || kept_total >= window.max_total_bytes)
+            {
+                // Any byte left starts another line: no need to scan it (it
+                // may be one enormous line).
+                slice.more = !reader.fill_buf().map_err(io_err)?.is_empty();
+                slice.hit_byte_cap = slice.more && slice.lines.len() < window.limit;
+                break;
+            }
+            let keep = if in_window { window.max_line_bytes } else { 0 };
             let Some(scan) = next_line(&mut reader, keep, &mut buf).map_err(io_err)? else {
                 break;
             };
@@ -108,11 +122,6 @@ impl Workspace {
             if number < offset {
                 byte_pos += scan.total_bytes;
                 continue;
-            }
-            if slice.lines.len() >= window.limit || kept_total >= window.max_total_bytes {
-                slice.more = true;
-                slice.hit_byte_cap = slice.lines.len() < window.limit;
-                break;
             }
             let mut omitted = scan.omitted;
             let text =
@@ -128,7 +137,11 @@ impl Workspace {
                 omitted_bytes: omitted,
             });
         }
-        if number < offset && !(number == 0 && offset == 1) {
+        // The line at `offset` exists when it was read, or when the probe
+        // found it right after the skipped lines (a window of 0 lines). An
+        // empty file still has a (empty) first line to start at.
+        let offset_exists = number >= offset || slice.more || (number == 0 && offset == 1);
+        if !offset_exists {
             return Err(BoundaryError::OffsetPastEnd {
                 path: shown,
                 offset,

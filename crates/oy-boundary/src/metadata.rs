@@ -67,6 +67,20 @@ impl FileKind {
         }
     }
 
+    pub(crate) fn of_rustix(file_type: rustix::fs::FileType) -> Self {
+        use rustix::fs::FileType;
+        match file_type {
+            FileType::Symlink => Self::Symlink,
+            FileType::Directory => Self::Directory,
+            FileType::RegularFile => Self::File,
+            FileType::Fifo => Self::Fifo,
+            FileType::Socket => Self::Socket,
+            FileType::CharacterDevice => Self::CharDevice,
+            FileType::BlockDevice => Self::BlockDevice,
+            FileType::Unknown => Self::Other,
+        }
+    }
+
     /// A short human name (`file`, `directory`, `FIFO`...).
     pub fn name(self) -> &'static str {
         match self {

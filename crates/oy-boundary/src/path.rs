@@ -21,18 +21,28 @@ const NAME_MAX: usize = 255;
 /// It can only be made by [`crate::Workspace::path`] (or by the boundary
 /// itself, for walk results), so holding one means: no NUL bytes, no `..`
 /// left, and — unless the workspace is unrestricted — lexically inside the
-/// root. Symlinks are checked again on every operation.
+/// root. Symlinks are checked again on every operation. It is only valid
+/// with the workspace that made it: any other refuses it with
+/// [`crate::BoundaryError::ForeignPath`], since its components were checked
+/// against another root (or none, when that one was unrestricted).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct WorkspacePath {
     /// Relative to the capability directory (the root, or `/` when unrestricted).
     pub(crate) base_rel: PathBuf,
-    /// What people see: relative to the root, or absolute when outside it.
+    /// What people see: relative to the root, or absolute when outside it;
+    /// ends in `/` when `names_directory` is set.
     shown: PathBuf,
+    /// The caller wrote a trailing `/` (or `/.`, `/..`): like the kernel,
+    /// the path then only ever means a directory.
+    names_directory: bool,
+    /// The [`crate::Workspace`] that made the path.
+    pub(crate) workspace: u64,
 }
 
 impl WorkspacePath {
     /// The path as people see it: relative to the root (`.` for the root
-    /// itself), or absolute in an unrestricted workspace when outside the root.
+    /// itself), or absolute in an unrestricted workspace when outside the
+    /// root; with the caller's trailing `/` when [`Self::names_directory`].
     pub fn as_path(&self) -> &Path {
         if self.shown.as_os_str().is_empty() {
             Path::new(".")
@@ -56,6 +66,14 @@ impl WorkspacePath {
         self.shown.as_os_str().is_empty()
     }
 
+    /// True when the caller ended the path with `/` (or `/.`): it then names
+    /// a directory only. Reading `file.txt/` is
+    /// [`crate::BoundaryError::NotADirectory`], and writing a file at
+    /// `newdir/` is refused, as the kernel would.
+    pub fn names_directory(&self) -> bool {
+        self.names_directory
+    }
+
     /// The last component, if any.
     pub fn file_name(&self) -> Option<&OsStr> {
         self.shown.file_name()
@@ -67,12 +85,29 @@ impl WorkspacePath {
         WorkspacePath {
             base_rel: self.base_rel.join(name),
             shown: self.shown.join(name),
+            names_directory: false,
+            workspace: self.workspace,
         }
     }
 
-    /// Number of components below the root (0 for the root).
+    /// Number of named components in [`Self::as_path`]: 0 for the root, 2
+    /// for `src/main.rs`, and 2 for `/etc/hostname` in an unrestricted
+    /// workspace (the leading `/` is not a component).
     pub fn depth(&self) -> usize {
-        self.shown.components().count()
+        self.shown
+            .components()
+            .filter(|c| matches!(c, Component::Normal(_)))
+            .count()
+    }
+
+    /// Marks the path as naming a directory (a trailing `/`); the root
+    /// needs no mark.
+    fn naming_directory(mut self, names_directory: bool) -> Self {
+        if names_directory && !self.is_root() {
+            self.names_directory = true;
+            self.shown.as_mut_os_string().push("/");
+        }
+        self
     }
 }
 
@@ -85,6 +120,8 @@ impl std::fmt::Display for WorkspacePath {
 /// Where the capability directory sits and how far paths may reach.
 #[derive(Debug, Clone)]
 pub(crate) struct Anchor {
+    /// This workspace's id, stamped on every path it makes.
+    pub(crate) id: u64,
     /// The canonical absolute root.
     pub(crate) canonical_root: PathBuf,
     /// The root as the caller named it (made absolute, lexically normal):
@@ -142,22 +179,26 @@ impl Anchor {
                 }
             }
         }
+        let names_directory = !parts.is_empty() && names_directory(bytes);
         let normal: PathBuf = parts.iter().collect();
-        if input.is_absolute() {
+        let parsed = if input.is_absolute() {
             let absolute = Path::new("/").join(&normal);
             match self.root_relative(&absolute) {
-                Some(inside) => Ok(self.at_root_rel(inside)),
+                Some(inside) => self.at_root_rel(inside),
                 None => match &self.host_root_rel {
-                    Some(_) => Ok(self.at_base_rel(normal)),
-                    None => Err(BoundaryError::Escape {
-                        path: text(),
-                        route: EscapeRoute::AbsolutePath,
-                    }),
+                    Some(_) => self.at_base_rel(normal),
+                    None => {
+                        return Err(BoundaryError::Escape {
+                            path: text(),
+                            route: EscapeRoute::AbsolutePath,
+                        });
+                    }
                 },
             }
         } else {
-            Ok(self.at_root_rel(normal))
-        }
+            self.at_root_rel(normal)
+        };
+        Ok(parsed.naming_directory(names_directory))
     }
 
     /// Maps an absolute, lexically normal path to root-relative components
@@ -172,34 +213,40 @@ impl Anchor {
 
     /// Builds a path from components relative to the root.
     pub(crate) fn at_root_rel(&self, root_rel: PathBuf) -> WorkspacePath {
-        match &self.host_root_rel {
-            Some(prefix) => WorkspacePath {
-                base_rel: prefix.join(&root_rel),
-                shown: root_rel,
-            },
-            None => WorkspacePath {
-                base_rel: root_rel.clone(),
-                shown: root_rel,
-            },
-        }
+        let base_rel = match &self.host_root_rel {
+            Some(prefix) => prefix.join(&root_rel),
+            None => root_rel.clone(),
+        };
+        self.made(base_rel, root_rel)
     }
 
     /// Builds a path from components relative to the capability directory.
     pub(crate) fn at_base_rel(&self, base_rel: PathBuf) -> WorkspacePath {
-        match &self.host_root_rel {
-            Some(prefix) => {
-                let shown = match base_rel.strip_prefix(prefix) {
-                    Ok(inside) => inside.to_path_buf(),
-                    Err(_) => Path::new("/").join(&base_rel),
-                };
-                WorkspacePath { base_rel, shown }
-            }
-            None => WorkspacePath {
-                base_rel: base_rel.clone(),
-                shown: base_rel,
+        let shown = match &self.host_root_rel {
+            Some(prefix) => match base_rel.strip_prefix(prefix) {
+                Ok(inside) => inside.to_path_buf(),
+                Err(_) => Path::new("/").join(&base_rel),
             },
+            None => base_rel.clone(),
+        };
+        self.made(base_rel, shown)
+    }
+
+    fn made(&self, base_rel: PathBuf, shown: PathBuf) -> WorkspacePath {
+        WorkspacePath {
+            base_rel,
+            shown,
+            names_directory: false,
+            workspace: self.id,
         }
     }
+}
+
+/// True when the path text can only mean a directory: it ends in `/`, or its
+/// last component is `.` or `..` (`a/.` needs `a` to be a directory).
+fn names_directory(bytes: &[u8]) -> bool {
+    let last = bytes.rsplit(|&b| b == b'/').next().unwrap_or_default();
+    bytes.ends_with(b"/") || last == b"." || last == b".."
 }
 
 /// Lexically normalises an absolute path (`.` dropped, `..` popped, never above `/`).

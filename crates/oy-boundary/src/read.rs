@@ -1,21 +1,36 @@
 //! Reads: metadata, whole files under a size cap, text detection, and an
-//! opened handle for streaming readers. Special files are refused before
-//! they are opened, and opened non-blocking in case one is swapped in.
+//! opened handle for streaming readers (by path, or relative to the walker's
+//! directory handle). Special files are refused before they are opened, and
+//! opened non-blocking in case one is swapped in.
 
-use std::io::Read;
+use std::ffi::OsStr;
+use std::fs::File;
+use std::io::{self, Read};
+use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
 use cap_std::fs::{OpenOptions, OpenOptionsExt};
+use rustix::fd::BorrowedFd;
+use rustix::fs::{Mode, OFlags};
+use rustix::io::Errno;
 
 use crate::error::{BoundaryError, Result};
 use crate::metadata::{FileKind, Metadata};
 use crate::path::WorkspacePath;
-use crate::resolve::Follow;
+use crate::resolve::{Follow, Target};
+use crate::walk::WalkEntry;
 use crate::workspace::Workspace;
 
 /// How many leading bytes are sniffed to tell text from binary (as git does).
 pub(crate) const SNIFF_BYTES: usize = 8 * 1024;
+
+/// Flags for every read open: never follow the last component, never block
+/// (a FIFO swapped in opens at once instead of waiting for a writer), never
+/// acquire a controlling terminal.
+const READ_FLAGS: OFlags = OFlags::NOFOLLOW
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::NOCTTY);
 
 impl Workspace {
     /// Metadata of what `path` names, following symlinks that stay inside.
@@ -23,33 +38,80 @@ impl Workspace {
         self.lstat_resolved(path, Follow::Final)
     }
 
-    /// Metadata of `path` itself: a symlink is reported as a symlink.
+    /// Metadata of `path` itself: a symlink is reported as a symlink (except
+    /// that `link/`, which names a directory, is followed, as `lstat` does).
     pub fn symlink_metadata(&self, path: &WorkspacePath) -> Result<Metadata> {
-        self.lstat_resolved(path, Follow::NotFinal)
+        let follow = if path.names_directory() {
+            Follow::Final
+        } else {
+            Follow::NotFinal
+        };
+        self.lstat_resolved(path, follow)
     }
 
     fn lstat_resolved(&self, path: &WorkspacePath, follow: Follow) -> Result<Metadata> {
-        let rel = self.resolve(path, follow)?;
+        let target = self.target(path, follow)?;
         let meta = self
             .dir
-            .symlink_metadata(cap_rel(&rel))
-            .map_err(|e| BoundaryError::from_io("stat", &path.to_text(), e))?;
+            .symlink_metadata(cap_rel(&target.rel))
+            .map_err(|e| self.os_error(&target, "stat", e))?;
         Ok(Metadata::from_cap(&meta))
     }
 
     /// Opens a regular file for reading and returns a plain `std::fs::File`
     /// for streaming consumers (the search tool). FIFOs, sockets and devices
     /// are refused without blocking.
-    pub fn open_file(&self, path: &WorkspacePath) -> Result<std::fs::File> {
-        let rel = self.resolve(path, Follow::Final)?;
-        self.open_regular(&rel, &path.to_text())
-            .map(|(file, _)| file)
+    pub fn open_file(&self, path: &WorkspacePath) -> Result<File> {
+        let target = self.target(path, Follow::Final)?;
+        self.open_regular(&target).map(|(file, _)| file)
+    }
+
+    /// Opens a regular file that a walk found, relative to the directory
+    /// handle the walker listed it from: one `openat` instead of resolving
+    /// the path from the root again, which is what makes searching a large
+    /// tree fast.
+    ///
+    /// The guarantees are [`Self::open_file`]'s: the open uses `O_NOFOLLOW
+    /// | O_NONBLOCK | O_NOCTTY` and the type is checked on the handle, so a
+    /// FIFO or device swapped in is refused without blocking. An entry that
+    /// is (or has since become) a symlink goes through [`Self::open_file`],
+    /// which follows it only while it stays inside the root. Entries that
+    /// carry no handle (the start of a walk that is a file, or entries
+    /// collected by [`Self::walk`]) also use [`Self::open_file`].
+    pub fn open_walked(&self, entry: &WalkEntry) -> Result<File> {
+        let shown = || entry.path.to_text();
+        if entry.path.workspace != self.anchor.id {
+            return Err(BoundaryError::ForeignPath { path: shown() });
+        }
+        let (Some(parent), Some(name)) = (entry.parent_dir(), entry.path.file_name()) else {
+            return self.open_file(&entry.path);
+        };
+        match entry.kind {
+            FileKind::File => {}
+            FileKind::Symlink => return self.open_file(&entry.path),
+            kind => {
+                return Err(BoundaryError::NotAFile {
+                    path: shown(),
+                    kind,
+                });
+            }
+        }
+        match open_entry(parent, name) {
+            Ok(OpenedEntry::File(file, _)) => Ok(file),
+            // Replaced by a link since the walk: the full rules decide.
+            Ok(OpenedEntry::Symlink) => self.open_file(&entry.path),
+            Ok(OpenedEntry::Other(kind)) => Err(BoundaryError::NotAFile {
+                path: shown(),
+                kind,
+            }),
+            Err(e) => Err(BoundaryError::from_io("open", &shown(), e)),
+        }
     }
 
     /// Reads a whole regular file, refusing files larger than `max_bytes`.
     pub fn read_bytes(&self, path: &WorkspacePath, max_bytes: u64) -> Result<Vec<u8>> {
-        let rel = self.resolve(path, Follow::Final)?;
-        self.read_resolved(&rel, &path.to_text(), max_bytes)
+        let target = self.target(path, Follow::Final)?;
+        self.read_resolved(&target, max_bytes)
     }
 
     /// Reads a whole regular file as UTF-8 text under a size cap. Files with
@@ -73,70 +135,115 @@ impl Workspace {
         Ok(looks_like_text(&head))
     }
 
-    pub(crate) fn read_resolved(&self, rel: &Path, shown: &str, max_bytes: u64) -> Result<Vec<u8>> {
-        let (file, len) = self.open_regular(rel, shown)?;
-        if len > max_bytes {
-            return Err(BoundaryError::TooLarge {
-                path: shown.to_owned(),
-                size: len,
+    pub(crate) fn read_resolved(&self, target: &Target<'_>, max_bytes: u64) -> Result<Vec<u8>> {
+        let shown = &target.shown;
+        let (file, len) = self.open_regular(target)?;
+        read_capped(file, len, max_bytes).map_err(|e| match e {
+            Capped::TooLarge(size) => BoundaryError::TooLarge {
+                path: shown.clone(),
+                size,
                 limit: max_bytes,
-            });
-        }
-        let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-        // The file may grow between stat and read: never take more than the cap.
-        file.take(max_bytes.saturating_add(1))
-            .read_to_end(&mut bytes)
-            .map_err(|e| BoundaryError::from_io("read", shown, e))?;
-        let read = bytes.len() as u64;
-        if read > max_bytes {
-            return Err(BoundaryError::TooLarge {
-                path: shown.to_owned(),
-                size: read,
-                limit: max_bytes,
-            });
-        }
-        Ok(bytes)
+            },
+            Capped::Io(e) => BoundaryError::from_io("read", shown, e),
+        })
     }
 
-    /// Opens `rel` (already resolved, so symlink-free) as a regular file.
+    /// Opens the resolved (so symlink-free) `target` as a regular file.
     ///
     /// The type is checked with `lstat` first, so a FIFO or device is never
     /// opened at all; the open itself uses `O_NOFOLLOW | O_NONBLOCK |
     /// O_NOCTTY` and the type is checked again on the handle, which closes
     /// the window where one could be swapped in between the two steps.
-    pub(crate) fn open_regular(&self, rel: &Path, shown: &str) -> Result<(std::fs::File, u64)> {
-        let rel = cap_rel(rel);
+    pub(crate) fn open_regular(&self, target: &Target<'_>) -> Result<(File, u64)> {
+        let (rel, shown) = (cap_rel(&target.rel), &target.shown);
         let before = self
             .dir
             .symlink_metadata(rel)
-            .map_err(|e| BoundaryError::from_io("stat", shown, e))?;
+            .map_err(|e| self.os_error(target, "stat", e))?;
         let kind = FileKind::of(before.file_type());
         if kind != FileKind::File {
             return Err(BoundaryError::NotAFile {
-                path: shown.to_owned(),
+                path: shown.clone(),
                 kind,
             });
         }
         let mut options = OpenOptions::new();
-        options.read(true).follow(FollowSymlinks::No).custom_flags(
-            (rustix::fs::OFlags::NONBLOCK | rustix::fs::OFlags::NOCTTY).bits() as i32,
-        );
+        options
+            .read(true)
+            .follow(FollowSymlinks::No)
+            .custom_flags((OFlags::NONBLOCK | OFlags::NOCTTY).bits() as i32);
         let file = self
             .dir
             .open_with(rel, &options)
-            .map_err(|e| BoundaryError::from_io("open", shown, e))?;
+            .map_err(|e| self.os_error(target, "open", e))?;
         let after = file
             .metadata()
             .map_err(|e| BoundaryError::from_io("stat", shown, e))?;
         let kind = FileKind::of(after.file_type());
         if kind != FileKind::File {
             return Err(BoundaryError::NotAFile {
-                path: shown.to_owned(),
+                path: shown.clone(),
                 kind,
             });
         }
         Ok((file.into_std(), after.len()))
     }
+}
+
+/// What opening one entry of a directory handle found.
+pub(crate) enum OpenedEntry {
+    /// A regular file, and its size.
+    File(File, u64),
+    /// A symlink (not followed).
+    Symlink,
+    /// Anything else; its handle is already closed.
+    Other(FileKind),
+}
+
+/// Opens `name`, one entry of a listing of `dir`, for reading: a single
+/// `openat` with [`READ_FLAGS`], so a symlink is reported (`ELOOP`) rather
+/// than followed and a FIFO never blocks; the type is checked on the handle.
+/// A single component cannot leave `dir`, so no further resolution is needed.
+pub(crate) fn open_entry(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<OpenedEntry> {
+    if name.is_empty() || name == "." || name == ".." || name.as_bytes().contains(&b'/') {
+        return Err(io::Error::from(io::ErrorKind::InvalidInput));
+    }
+    let flags = OFlags::RDONLY | OFlags::CLOEXEC | READ_FLAGS;
+    let file = match rustix::fs::openat(dir, name, flags, Mode::empty()) {
+        Ok(fd) => File::from(fd),
+        Err(Errno::LOOP) => return Ok(OpenedEntry::Symlink),
+        Err(e) => return Err(e.into()),
+    };
+    let meta = file.metadata()?;
+    Ok(match FileKind::of_std(meta.file_type()) {
+        FileKind::File => OpenedEntry::File(file, meta.len()),
+        kind => OpenedEntry::Other(kind),
+    })
+}
+
+/// Why [`read_capped`] failed.
+pub(crate) enum Capped {
+    /// More than the cap: at least this many bytes.
+    TooLarge(u64),
+    Io(io::Error),
+}
+
+/// Reads all of `file` (`len` bytes by `fstat`) unless it holds more than
+/// `max_bytes`. The file may grow between the stat and the read, so never
+/// more than the cap (plus one byte, to notice) is read.
+pub(crate) fn read_capped(file: File, len: u64, max_bytes: u64) -> Result<Vec<u8>, Capped> {
+    if len > max_bytes {
+        return Err(Capped::TooLarge(len));
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
+    file.take(max_bytes.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Capped::Io)?;
+    let read = bytes.len() as u64;
+    if read > max_bytes {
+        return Err(Capped::TooLarge(read));
+    }
+    Ok(bytes)
 }
 
 /// cap-std wants `.` rather than an empty path for the directory itself.

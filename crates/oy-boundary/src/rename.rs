@@ -4,6 +4,7 @@
 
 use std::io;
 
+use crate::atomic::{rename_no_replace, sync_dir_after_commit};
 use crate::error::{BoundaryError, Result};
 use crate::path::WorkspacePath;
 use crate::resolve::Follow;
@@ -15,39 +16,40 @@ impl Workspace {
     /// with `RENAME_NOREPLACE` where the filesystem supports it). Missing
     /// parent directories of `to` are created inside the root.
     pub fn rename(&self, from: &WorkspacePath, to: &WorkspacePath, overwrite: bool) -> Result<()> {
-        let from_shown = from.to_text();
-        let to_shown = to.to_text();
-        let from_rel = self.resolve(from, Follow::NotFinal)?;
-        let to_rel = self.resolve(to, Follow::NotFinal)?;
-        if self.contains_root(&from_rel) || self.contains_root(&to_rel) {
+        let from = self.target(from, Follow::NotFinal)?;
+        let to = self.target(to, Follow::NotFinal)?;
+        if self.contains_root(&from.rel) || self.contains_root(&to.rel) {
             return Err(BoundaryError::RootProtected { operation: "move" });
         }
-        if let Err(e) = self.dir.symlink_metadata(&from_rel) {
-            return Err(BoundaryError::from_io("move", &from_shown, e));
+        if let Err(e) = self.dir.symlink_metadata(&from.rel) {
+            return Err(self.os_error(&from, "move", e));
         }
-        if to_rel.starts_with(&from_rel) && to_rel != from_rel {
+        if to.rel.starts_with(&from.rel) && to.rel != from.rel {
             return Err(BoundaryError::Io {
                 operation: "move",
-                path: from_shown,
+                path: from.shown.clone(),
                 source: io::Error::new(
                     io::ErrorKind::InvalidInput,
-                    format!("cannot move a directory into itself ({to_shown})"),
+                    format!("cannot move a directory into itself ({})", to.shown),
                 ),
             });
         }
-        let (from_dir, from_name) = self.parent_dir(&from_rel, &from_shown, "move")?;
-        let (to_dir, to_name) = self.parent_dir(&to_rel, &to_shown, "move")?;
-        let io_err = |e: io::Error| BoundaryError::from_io("move", &to_shown, e);
+        let (from_dir, from_name) = self.parent_dir(&from, "move")?;
+        let (to_dir, to_name) = self.parent_dir(&to, "move")?;
+        // Both ends are single names in open directories: nothing here can
+        // be redirected, so an error is the OS's own.
+        let io_err = |e: io::Error| BoundaryError::from_io("move", &to.shown, e);
         if overwrite {
             from_dir
                 .rename(from_name, &to_dir, to_name)
                 .map_err(io_err)?;
         } else {
-            crate::atomic::rename_no_replace(&from_dir, from_name, &to_dir, to_name)
-                .map_err(io_err)?;
+            rename_no_replace(&from_dir, from_name, &to_dir, to_name).map_err(io_err)?;
         }
-        crate::atomic::sync_dir(&to_dir).map_err(io_err)?;
-        crate::atomic::sync_dir(&from_dir).map_err(io_err)?;
+        // The move is done: making it durable is best effort (see
+        // `sync_dir_after_commit`).
+        sync_dir_after_commit(&to_dir);
+        sync_dir_after_commit(&from_dir);
         Ok(())
     }
 }

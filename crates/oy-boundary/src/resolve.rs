@@ -8,16 +8,35 @@
 //! links work. The operation that follows still goes through the capability,
 //! so a link swapped in after this check is refused by the kernel.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Component, Path, PathBuf};
 
 use crate::error::{BoundaryError, EscapeRoute, Result};
+use crate::metadata::FileKind;
 use crate::path::WorkspacePath;
+use crate::read::cap_rel;
 use crate::workspace::Workspace;
 
 /// Linux's own limit on symlinks followed in one lookup.
 const MAX_SYMLINK_HOPS: usize = 40;
+/// Resolutions started over because the tree changed mid-way, at most.
+const MAX_ATTEMPTS: usize = 4;
+
+/// Why one resolution attempt stopped early.
+enum Stop {
+    /// A final answer.
+    Failed(BoundaryError),
+    /// The tree changed under the walk (a race): worth starting over.
+    Raced(io::Error),
+}
+
+impl From<BoundaryError> for Stop {
+    fn from(error: BoundaryError) -> Self {
+        Self::Failed(error)
+    }
+}
 
 /// Whether the last component is followed if it is a symlink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -28,30 +47,134 @@ pub(crate) enum Follow {
     NotFinal,
 }
 
+/// A path resolved for one operation, kept together with what it takes to
+/// check it again when the kernel refuses the operation.
+#[derive(Debug)]
+pub(crate) struct Target<'p> {
+    /// The caller's path.
+    pub(crate) path: &'p WorkspacePath,
+    /// How it was resolved.
+    pub(crate) follow: Follow,
+    /// Capability-relative and symlink-free.
+    pub(crate) rel: PathBuf,
+    /// The caller's path as text, for errors.
+    pub(crate) shown: String,
+}
+
 impl Workspace {
+    /// Resolves `path` for an operation; see [`Self::resolve`].
+    pub(crate) fn target<'p>(&self, path: &'p WorkspacePath, follow: Follow) -> Result<Target<'p>> {
+        let rel = self.resolve(path, follow)?;
+        Ok(Target {
+            path,
+            follow,
+            rel,
+            shown: path.to_text(),
+        })
+    }
+
+    /// Turns an OS error from acting on `target` into a `BoundaryError`.
+    ///
+    /// cap-std reports a path that led outside as `PermissionDenied`, and a
+    /// final component that became a link as `ELOOP` (`O_NOFOLLOW`). Since
+    /// `target` was resolved without either, such a refusal means the tree
+    /// changed in between (a race): the path is resolved again and, when it
+    /// now leaves the root, the typed escape is returned, so policy sees
+    /// `is_escape()` rather than a generic OS error. Anything else keeps
+    /// the OS error.
+    pub(crate) fn os_error(
+        &self,
+        target: &Target<'_>,
+        operation: &'static str,
+        source: io::Error,
+    ) -> BoundaryError {
+        let refused = is_refusal(&source);
+        let error = BoundaryError::from_io(operation, &target.shown, source);
+        if refused {
+            self.recheck(target, error)
+        } else {
+            error
+        }
+    }
+
+    /// `error`, unless the tree changed under `target` so that it now
+    /// leaves the root: then that escape, which is what really happened.
+    pub(crate) fn recheck(&self, target: &Target<'_>, error: BoundaryError) -> BoundaryError {
+        match self.resolve(target.path, target.follow) {
+            Err(escape) if escape.is_escape() => escape,
+            _ => error,
+        }
+    }
+
     /// Resolves `path` to a capability-relative path whose every existing
     /// ancestor (and, with [`Follow::Final`], the last component) is a real
     /// directory or file rather than a symlink.
+    ///
+    /// Like the kernel, a `..` (which only a link target can bring here:
+    /// parsing removed the caller's) is refused as not found when the
+    /// component before it is missing or not a directory, instead of being
+    /// applied lexically: `nope/../x` and `file.txt/../x` reach nothing.
+    /// A path that [`WorkspacePath::names_directory`] must end at a
+    /// directory (or at nothing yet).
     pub(crate) fn resolve(&self, path: &WorkspacePath, follow: Follow) -> Result<PathBuf> {
         let shown = path.to_text();
+        if path.workspace != self.anchor.id {
+            return Err(BoundaryError::ForeignPath { path: shown });
+        }
+        let mut attempt = 1;
+        loop {
+            match self.resolve_once(path, follow, &shown) {
+                Ok(rel) => return Ok(rel),
+                Err(Stop::Failed(error)) => return Err(error),
+                // Something checked a moment ago changed: start over, from
+                // the root, a bounded number of times.
+                Err(Stop::Raced(_)) if attempt < MAX_ATTEMPTS => attempt += 1,
+                Err(Stop::Raced(e)) => return Err(BoundaryError::from_io("resolve", &shown, e)),
+            }
+        }
+    }
+
+    fn resolve_once(
+        &self,
+        path: &WorkspacePath,
+        follow: Follow,
+        shown: &str,
+    ) -> Result<PathBuf, Stop> {
+        let shown = || shown.to_owned();
         // Components still to walk, last component at the bottom of the stack.
         let mut pending: Vec<OsString> = components_reversed(&path.base_rel);
         let mut done = PathBuf::new();
         let mut hops = 0;
+        // Set once a component does not exist: nothing below it is checked.
         let mut missing = false;
+        // Whether `done` is known to be a directory (the capability root is).
+        let mut done_is_dir = true;
         let mut last_link: Option<(PathBuf, PathBuf)> = None;
         while let Some(name) = pending.pop() {
+            if name == "." {
+                // From a link target (`file.txt/.`, `file.txt/`): ENOTDIR
+                // after anything but a directory.
+                if !missing && !done_is_dir {
+                    return Err(BoundaryError::NotFound { path: shown() }.into());
+                }
+                continue;
+            }
             if name == ".." {
+                if missing || !done_is_dir {
+                    // ENOENT / ENOTDIR: the kernel never gets past here.
+                    return Err(BoundaryError::NotFound { path: shown() }.into());
+                }
                 if !done.pop() && !self.is_unrestricted() {
-                    // Only a link target can bring `..` here: parsing removed the rest.
                     return Err(match last_link {
-                        Some((link, target)) => self.symlink_escape(shown, &link, &target),
+                        Some((link, target)) => self.symlink_escape(shown(), &link, &target),
                         None => BoundaryError::Escape {
-                            path: shown,
+                            path: shown(),
                             route: EscapeRoute::ParentTraversal,
                         },
-                    });
+                    }
+                    .into());
                 }
+                // The parent of a directory walked through is a directory.
                 continue;
             }
             let candidate = done.join(&name);
@@ -67,36 +190,67 @@ impl Workspace {
                     done = candidate;
                     continue;
                 }
-                Err(e) => return Err(BoundaryError::from_io("resolve", &shown, e)),
+                // cap-std refuses a link to outside in an ancestor that was
+                // a directory when this walk passed it.
+                Err(e) if is_refusal(&e) => return Err(Stop::Raced(e)),
+                Err(e) => return Err(BoundaryError::from_io("resolve", &shown(), e).into()),
             };
             if !meta.file_type().is_symlink() {
+                done_is_dir = meta.is_dir();
                 done = candidate;
                 continue;
             }
             hops += 1;
             if hops > MAX_SYMLINK_HOPS {
-                return Err(BoundaryError::SymlinkLoop { path: shown });
+                return Err(BoundaryError::SymlinkLoop { path: shown() }.into());
             }
-            let target = self
-                .dir
-                .read_link_contents(&candidate)
-                .map_err(|e| BoundaryError::from_io("read link", &shown, e))?;
+            let target = match self.dir.read_link_contents(&candidate) {
+                Ok(target) => target,
+                // No longer a link since the `lstat` (EINVAL), or refused.
+                Err(e) if e.kind() == io::ErrorKind::InvalidInput || is_refusal(&e) => {
+                    return Err(Stop::Raced(e));
+                }
+                Err(e) => return Err(BoundaryError::from_io("read link", &shown(), e).into()),
+            };
+            // The target is read relative to `done`, the link's directory.
             let rest = if target.is_absolute() {
                 done = PathBuf::new();
                 match &self.anchor.host_root_rel {
                     Some(_) => target.strip_prefix("/").unwrap_or(&target).to_path_buf(),
                     None => match self.anchor.root_relative(&target) {
                         Some(inside) => inside,
-                        None => return Err(self.symlink_escape(shown, &candidate, &target)),
+                        None => {
+                            return Err(self.symlink_escape(shown(), &candidate, &target).into());
+                        }
                     },
                 }
             } else {
                 target.clone()
             };
+            done_is_dir = true;
+            pending.extend(target_components_reversed(&rest, &target));
             last_link = Some((candidate, target));
-            pending.extend(components_reversed(&rest));
+        }
+        if path.names_directory() && !missing {
+            self.require_directory(&done, shown())?;
         }
         Ok(done)
+    }
+
+    /// A trailing `/` means a directory: anything else there (a file, or a
+    /// link when links are not followed) is `NotADirectory`, as `ENOTDIR`.
+    fn require_directory(&self, rel: &Path, shown: String) -> Result<(), Stop> {
+        match self.dir.symlink_metadata(cap_rel(rel)) {
+            Ok(meta) if meta.is_dir() => Ok(()),
+            Ok(meta) => Err(BoundaryError::NotADirectory {
+                path: shown,
+                kind: FileKind::of(meta.file_type()),
+            }
+            .into()),
+            Err(e) if is_absent(&e) => Ok(()),
+            Err(e) if is_refusal(&e) => Err(Stop::Raced(e)),
+            Err(e) => Err(BoundaryError::from_io("resolve", &shown, e).into()),
+        }
     }
 
     fn symlink_escape(&self, shown: String, link: &Path, target: &Path) -> BoundaryError {
@@ -126,6 +280,33 @@ fn components_reversed(path: &Path) -> Vec<OsString> {
         .collect();
     parts.reverse();
     parts
+}
+
+/// The components of a link target's `rest` (the target itself, or its
+/// root-relative part), reversed like [`components_reversed`]. Unlike
+/// `Path::components`, `.` is kept, and a trailing `/` of `target` becomes
+/// a final `.`: both require a directory before them, as for the kernel.
+fn target_components_reversed(rest: &Path, target: &Path) -> Vec<OsString> {
+    let mut parts: Vec<OsString> = rest
+        .as_os_str()
+        .as_bytes()
+        .split(|&b| b == b'/')
+        .filter(|part| !part.is_empty())
+        .map(|part| OsStr::from_bytes(part).to_os_string())
+        .collect();
+    if target.as_os_str().as_bytes().ends_with(b"/") {
+        parts.push(OsString::from("."));
+    }
+    parts.reverse();
+    parts
+}
+
+/// How cap-std and the kernel refuse a path that turned into a link:
+/// `PermissionDenied` (cap-std's "a path led outside of the filesystem",
+/// which also covers a genuine `EACCES`) or `ELOOP` (`O_NOFOLLOW`).
+fn is_refusal(e: &io::Error) -> bool {
+    e.kind() == io::ErrorKind::PermissionDenied
+        || e.raw_os_error() == Some(rustix::io::Errno::LOOP.raw_os_error())
 }
 
 /// Nothing exists here: either the entry is missing or an ancestor is not a directory.

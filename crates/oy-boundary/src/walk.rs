@@ -1,44 +1,47 @@
 //! Walking: a parallel, gitignore-aware directory walk done entirely through
 //! directory handles.
 //!
-//! Each directory is opened relative to its parent's handle with
-//! `O_NOFOLLOW`, so a directory swapped for a symlink mid-walk is refused
-//! rather than followed, and no path is ever re-resolved from the root.
-//! Symlinks are reported as such and never entered. Ignore files
-//! (`.gitignore`, `.ignore`, `.git/info/exclude`) are read through the same
-//! boundary rules as any other read — a regular file, or a link that stays
-//! inside; never a FIFO, never outside — and ignore files above the
-//! workspace root are not read at all. Matching uses the `ignore` crate's
-//! gitignore implementation (ripgrep's).
+//! The start directory is opened through the capability; every directory
+//! below it is opened relative to its parent's handle, by a single name
+//! from the parent's own listing, with `O_NOFOLLOW | O_DIRECTORY`: a single
+//! name cannot leave the parent, and a directory swapped for a symlink
+//! mid-walk is refused rather than followed. No path is ever re-resolved
+//! from the root. Symlinks are reported as such and never entered. A
+//! directory is listed (one `getdents` pass) before anything else; its
+//! ignore files are read only when the listing shows them (see
+//! `walk_rules`). Each entry handed out keeps its directory's handle, so
+//! [`Workspace::open_walked`] opens it with one `openat`.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Arc, Condvar, Mutex};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 
 use cap_fs_ext::DirExt;
-use cap_std::fs::{Dir, MetadataExt};
-use ignore::gitignore::{Gitignore, GitignoreBuilder};
+use rustix::fd::{AsFd, BorrowedFd, OwnedFd};
+use rustix::fs::{AtFlags, FileType, Mode, OFlags, RawDir};
 
-use crate::error::{BoundaryError, Result};
+use crate::error::Result;
 use crate::metadata::{FileKind, Metadata};
 use crate::path::WorkspacePath;
 use crate::read::cap_rel;
 use crate::resolve::Follow;
+use crate::walk_rules::{IgnoreEntries, Rules, is_ignored};
 use crate::workspace::Workspace;
 
-/// Ignore files larger than this are skipped (no real one comes close).
-const IGNORE_FILE_LIMIT: u64 = 1024 * 1024;
 /// More walker threads than this stop paying off.
 const MAX_THREADS: usize = 8;
+/// `getdents` buffer per listing: hundreds of entries per call.
+const LISTING_BUFFER: usize = 32 * 1024;
 
 /// What to walk and which filters apply.
 #[derive(Debug, Clone)]
 pub struct WalkOptions {
     /// Where to start (a directory, or a single file).
     pub start: WorkspacePath,
-    /// How deep below `start` to go (1 = its direct children); `None` for no limit.
+    /// How deep below `start` to go (1 = its direct children, 0 = nothing
+    /// below it); `None` for no limit.
     pub max_depth: Option<usize>,
     /// Honour `.gitignore`, `.ignore` and `.git/info/exclude` from the
     /// workspace root down (also outside a git repository).
@@ -67,7 +70,11 @@ impl WalkOptions {
 }
 
 /// One walked path.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// An entry handed to a [`Workspace::walk_parallel`] visitor holds its
+/// directory's handle open (for [`Workspace::open_walked`]) until dropped;
+/// entries collected by [`Workspace::walk`] hold none.
+#[derive(Clone)]
 pub struct WalkEntry {
     /// The path, spelled below the walk's start as the caller gave it.
     pub path: WorkspacePath,
@@ -78,6 +85,39 @@ pub struct WalkEntry {
     /// True for a regular file with an execute bit (only when
     /// [`WalkOptions::detect_executables`] asked for it).
     pub executable: bool,
+    /// The directory the entry was listed from.
+    parent: Option<Arc<OwnedFd>>,
+}
+
+impl WalkEntry {
+    /// The handle of the directory the entry was listed from, if kept.
+    pub(crate) fn parent_dir(&self) -> Option<BorrowedFd<'_>> {
+        self.parent.as_deref().map(AsFd::as_fd)
+    }
+}
+
+// Equality and debugging ignore the directory handle: two entries are the
+// same when they describe the same path the same way.
+impl PartialEq for WalkEntry {
+    fn eq(&self, other: &Self) -> bool {
+        self.path == other.path
+            && self.kind == other.kind
+            && self.depth == other.depth
+            && self.executable == other.executable
+    }
+}
+
+impl Eq for WalkEntry {}
+
+impl std::fmt::Debug for WalkEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("WalkEntry")
+            .field("path", &self.path)
+            .field("kind", &self.kind)
+            .field("depth", &self.depth)
+            .field("executable", &self.executable)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A finished walk, sorted by path.
@@ -104,13 +144,16 @@ impl Workspace {
     /// Walks and returns every entry, sorted by path.
     pub fn walk(&self, options: &WalkOptions) -> Result<Walk> {
         let entries = Mutex::new(Vec::new());
-        let summary = self.walk_parallel(options, |entry| {
-            if let Ok(mut entries) = entries.lock() {
-                entries.push(entry);
-            }
+        let summary = self.walk_parallel(options, |mut entry| {
+            // A kept handle per directory would hold the whole tree open.
+            entry.parent = None;
+            entries
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(entry);
             WalkControl::Continue
         })?;
-        let mut entries = entries.into_inner().unwrap_or_default();
+        let mut entries = entries.into_inner().unwrap_or_else(PoisonError::into_inner);
         entries.sort_by(|a, b| a.path.cmp(&b.path));
         Ok(Walk {
             entries,
@@ -121,32 +164,39 @@ impl Workspace {
 
     /// Walks on several threads, handing each entry to `visit` as it is
     /// found (in no particular order). Returns the walk's summary with no
-    /// entries in it.
+    /// entries in it. If `visit` panics, the walk stops and the panic is
+    /// propagated once every walker thread has finished.
     pub fn walk_parallel<F>(&self, options: &WalkOptions, visit: F) -> Result<Walk>
     where
         F: Fn(WalkEntry) -> WalkControl + Sync,
     {
-        let shown = options.start.to_text();
-        let start_rel = self.resolve(&options.start, Follow::Final)?;
+        let target = self.target(&options.start, Follow::Final)?;
         let start_meta = self
             .dir
-            .symlink_metadata(cap_rel(&start_rel))
-            .map_err(|e| BoundaryError::from_io("walk", &shown, e))?;
+            .symlink_metadata(cap_rel(&target.rel))
+            .map_err(|e| self.os_error(&target, "walk", e))?;
         if !start_meta.is_dir() {
             visit(WalkEntry {
                 path: options.start.clone(),
                 kind: FileKind::of(start_meta.file_type()),
                 depth: 0,
                 executable: Metadata::from_cap(&start_meta).is_executable(),
+                parent: None,
             });
+            return Ok(Walk::default());
+        }
+        if options.max_depth == Some(0) {
             return Ok(Walk::default());
         }
         let start_dir = self
             .dir
-            .open_dir_nofollow(cap_rel(&start_rel))
-            .map_err(|e| BoundaryError::from_io("walk", &shown, e))?;
+            .open_dir_nofollow(cap_rel(&target.rel))
+            .map_err(|e| self.os_error(&target, "walk", e))?;
+        // cap-std's handle is `O_PATH`, which cannot be listed: reopen it.
+        let start_dir = rustix::fs::openat(&start_dir, ".", LIST_FLAGS, Mode::empty())
+            .map_err(|e| self.os_error(&target, "walk", e.into()))?;
         let rules = if options.respect_ignore_files {
-            self.ancestor_rules(&start_rel)
+            self.ancestor_rules(&target.rel)
         } else {
             None
         };
@@ -158,7 +208,7 @@ impl Workspace {
                 jobs: vec![Job {
                     dir: DirSource::Opened(start_dir),
                     path: options.start.clone(),
-                    resolved: start_rel,
+                    resolved: target.rel,
                     depth: 0,
                     rules,
                 }],
@@ -185,103 +235,25 @@ impl Workspace {
             unreadable: walker.unreadable.load(Ordering::Relaxed),
         })
     }
-
-    /// The ignore rules of the directories from the workspace root down to
-    /// (not including) `start_rel`, which the walk itself reads.
-    fn ancestor_rules(&self, start_rel: &Path) -> Option<Arc<Rules>> {
-        let root_rel = self.anchor.host_root_rel.clone().unwrap_or_default();
-        let below_root = start_rel.strip_prefix(&root_rel).ok()?;
-        let mut rules = None;
-        let mut dir = root_rel;
-        for component in below_root.components() {
-            rules = self.dir_rules(&dir, rules);
-            dir.push(component);
-        }
-        rules
-    }
-
-    /// Adds the ignore files of the directory at `dir_rel` (resolved) to `parent`.
-    fn dir_rules(&self, dir_rel: &Path, parent: Option<Arc<Rules>>) -> Option<Arc<Rules>> {
-        let at_root = self
-            .anchor
-            .host_root_rel
-            .as_deref()
-            .unwrap_or(Path::new(""))
-            == dir_rel;
-        let exclude = if at_root {
-            self.ignore_file(dir_rel, Path::new(".git/info/exclude"))
-        } else {
-            None
-        };
-        let dot_ignore = self.ignore_file(dir_rel, Path::new(".ignore"));
-        let git_ignore = self.ignore_file(dir_rel, Path::new(".gitignore"));
-        if dot_ignore.is_none() && git_ignore.is_none() && exclude.is_none() {
-            return parent;
-        }
-        Some(Arc::new(Rules {
-            parent,
-            dot_ignore,
-            git_ignore,
-            exclude,
-        }))
-    }
-
-    /// Reads and parses one ignore file under the boundary's read rules; a
-    /// missing, escaping, special, oversized or binary file counts as absent.
-    fn ignore_file(&self, dir_rel: &Path, name: &Path) -> Option<Gitignore> {
-        let path = self.anchor.at_base_rel(dir_rel.join(name));
-        let text = self.read_text(&path, IGNORE_FILE_LIMIT).ok()?;
-        let mut builder = GitignoreBuilder::new(dir_rel);
-        for line in text.lines() {
-            // A malformed glob is skipped, as git does.
-            let _ = builder.add_line(None, line);
-        }
-        builder.build().ok().filter(|rules| !rules.is_empty())
-    }
-}
-
-/// Ignore rules of one directory, linked to its parent's.
-struct Rules {
-    parent: Option<Arc<Rules>>,
-    dot_ignore: Option<Gitignore>,
-    git_ignore: Option<Gitignore>,
-    exclude: Option<Gitignore>,
-}
-
-/// ripgrep's precedence: `.ignore` beats `.gitignore` beats
-/// `.git/info/exclude`; within one kind the nearest directory wins; a
-/// whitelist (`!pattern`) match un-ignores.
-fn is_ignored(rules: Option<&Arc<Rules>>, path: &Path, is_dir: bool) -> bool {
-    let kinds: [fn(&Rules) -> Option<&Gitignore>; 3] = [
-        |r| r.dot_ignore.as_ref(),
-        |r| r.git_ignore.as_ref(),
-        |r| r.exclude.as_ref(),
-    ];
-    for pick in kinds {
-        let mut node = rules;
-        while let Some(current) = node {
-            if let Some(matcher) = pick(current) {
-                let found = matcher.matched(path, is_dir);
-                if found.is_ignore() {
-                    return true;
-                }
-                if found.is_whitelist() {
-                    return false;
-                }
-            }
-            node = current.parent.as_ref();
-        }
-    }
-    false
 }
 
 /// A directory to read. Children are opened only when their job runs, and
 /// share their parent's handle until then, so a wide tree never holds more
 /// than about one open directory per level.
 enum DirSource {
-    Opened(Dir),
-    Child(Arc<Dir>, std::ffi::OsString),
+    Opened(OwnedFd),
+    Child(Arc<OwnedFd>, OsString),
 }
+
+/// Flags to open a directory for listing. `O_NOFOLLOW` refuses a symlink
+/// swapped in for the directory; `O_NONBLOCK` makes sure nothing else
+/// swapped in (a FIFO) could ever block, although `O_DIRECTORY` already
+/// refuses it before it is opened.
+const LIST_FLAGS: OFlags = OFlags::RDONLY
+    .union(OFlags::DIRECTORY)
+    .union(OFlags::NOFOLLOW)
+    .union(OFlags::NONBLOCK)
+    .union(OFlags::CLOEXEC);
 
 struct Job {
     dir: DirSource,
@@ -299,6 +271,13 @@ struct Queue {
     active: usize,
 }
 
+/// One listed entry, before filtering.
+struct Listed {
+    name: OsString,
+    kind: FileKind,
+    executable: bool,
+}
+
 struct Walker<'a, F> {
     workspace: &'a Workspace,
     options: &'a WalkOptions,
@@ -311,20 +290,41 @@ struct Walker<'a, F> {
     truncated: AtomicBool,
 }
 
+/// Marks a taken job finished when dropped — also while unwinding from a
+/// panicking visitor. Without it the panicking thread would never lower
+/// `active`, and the other walker threads would wait for it forever, so
+/// the panic could never reach the caller.
+struct JobDone<'a> {
+    queue: &'a Mutex<Queue>,
+    wake: &'a Condvar,
+    stop: &'a AtomicBool,
+}
+
+impl Drop for JobDone<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.stop.store(true, Ordering::Relaxed);
+        }
+        let mut queue = self.queue.lock().unwrap_or_else(PoisonError::into_inner);
+        queue.active = queue.active.saturating_sub(1);
+        if self.stop.load(Ordering::Relaxed) || (queue.active == 0 && queue.jobs.is_empty()) {
+            self.wake.notify_all();
+        }
+    }
+}
+
 impl<F> Walker<'_, F>
 where
     F: Fn(WalkEntry) -> WalkControl + Sync,
 {
     fn work(&self) {
         while let Some(job) = self.next_job() {
-            self.read_dir(job);
-            let Ok(mut queue) = self.queue.lock() else {
-                return;
+            let _done = JobDone {
+                queue: &self.queue,
+                wake: &self.wake,
+                stop: &self.stop,
             };
-            queue.active -= 1;
-            if queue.active == 0 && queue.jobs.is_empty() {
-                self.wake.notify_all();
-            }
+            self.read_dir(job);
         }
     }
 
@@ -354,46 +354,82 @@ where
         }
     }
 
+    /// Opens and lists the job's directory: every entry's name and type,
+    /// and what the listing shows of ignore files.
+    fn list(&self, source: DirSource) -> Option<(OwnedFd, Vec<Listed>, IgnoreEntries)> {
+        let dir = match source {
+            DirSource::Opened(dir) => dir,
+            // One name from the parent's listing: it cannot leave the
+            // parent, and O_NOFOLLOW refuses it if it became a link.
+            DirSource::Child(parent, name) => {
+                rustix::fs::openat(&*parent, name.as_os_str(), LIST_FLAGS, Mode::empty()).ok()?
+            }
+        };
+        let mut buf = Vec::with_capacity(LISTING_BUFFER);
+        let mut raw = RawDir::new(&dir, buf.spare_capacity_mut());
+        let mut listed = Vec::new();
+        let mut ignore_files = IgnoreEntries::default();
+        while let Some(entry) = raw.next() {
+            let Ok(entry) = entry else {
+                // The directory vanished or failed mid-listing: keep what was read.
+                self.unreadable.fetch_add(1, Ordering::Relaxed);
+                break;
+            };
+            let name = OsStr::from_bytes(entry.file_name().to_bytes());
+            if name == "." || name == ".." {
+                continue;
+            }
+            let file_type = entry.file_type();
+            let kind = match file_type {
+                // Filesystems without `d_type` leave it to an `lstat`.
+                FileType::Unknown => match lstat_at(dir.as_fd(), name) {
+                    Some(stat) => FileKind::of_rustix(FileType::from_raw_mode(stat.st_mode)),
+                    None => {
+                        self.unreadable.fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    }
+                },
+                known => FileKind::of_rustix(known),
+            };
+            ignore_files.note(name, kind);
+            if skip_name(name, self.options.include_hidden) {
+                continue;
+            }
+            let executable = self.options.detect_executables
+                && kind == FileKind::File
+                && lstat_at(dir.as_fd(), name).is_some_and(|stat| stat.st_mode & 0o111 != 0);
+            listed.push(Listed {
+                name: name.to_os_string(),
+                kind,
+                executable,
+            });
+        }
+        Some((dir, listed, ignore_files))
+    }
+
     fn read_dir(&self, job: Job) {
         let options = self.options;
-        let dir = match job.dir {
-            DirSource::Opened(dir) => Ok(dir),
-            // O_NOFOLLOW: a directory swapped for a link since its parent
-            // was listed is refused, not followed.
-            DirSource::Child(parent, name) => parent.open_dir_nofollow(&name),
-        };
-        let Ok(dir) = dir else {
+        let Some((dir, listed, ignore_files)) = self.list(job.dir) else {
             self.unreadable.fetch_add(1, Ordering::Relaxed);
             return;
         };
-        let Ok(entries) = dir.entries() else {
-            self.unreadable.fetch_add(1, Ordering::Relaxed);
-            return;
-        };
-        let dir = Arc::new(dir);
         let rules = if options.respect_ignore_files {
-            self.workspace.dir_rules(&job.resolved, job.rules.clone())
+            self.workspace
+                .listed_rules(Some(dir.as_fd()), &job.resolved, &ignore_files, job.rules)
         } else {
             None
         };
+        let dir = Arc::new(dir);
         let depth = job.depth + 1;
-        for entry in entries {
+        for Listed {
+            name,
+            kind,
+            executable,
+        } in listed
+        {
             if self.stop.load(Ordering::Relaxed) {
                 return;
             }
-            let Ok(entry) = entry else {
-                self.unreadable.fetch_add(1, Ordering::Relaxed);
-                continue;
-            };
-            let name = entry.file_name();
-            if skip_name(&name, options.include_hidden) {
-                continue;
-            }
-            let Ok(file_type) = entry.file_type() else {
-                self.unreadable.fetch_add(1, Ordering::Relaxed);
-                continue;
-            };
-            let kind = FileKind::of(file_type);
             let resolved = job.resolved.join(&name);
             if is_ignored(rules.as_ref(), &resolved, kind == FileKind::Directory) {
                 continue;
@@ -405,9 +441,6 @@ where
                 self.stop.store(true, Ordering::Relaxed);
                 return;
             }
-            let executable = options.detect_executables
-                && kind == FileKind::File
-                && entry.metadata().is_ok_and(|meta| meta.mode() & 0o111 != 0);
             let path = job.path.child(&name);
             let descend =
                 kind == FileKind::Directory && options.max_depth.is_none_or(|max| depth < max);
@@ -416,6 +449,7 @@ where
                 kind,
                 depth,
                 executable,
+                parent: Some(Arc::clone(&dir)),
             };
             if (self.visit)(walked) == WalkControl::Stop {
                 self.stop.store(true, Ordering::Relaxed);
@@ -432,6 +466,11 @@ where
             }
         }
     }
+}
+
+/// `lstat` of one entry of `dir`.
+fn lstat_at(dir: BorrowedFd<'_>, name: &OsStr) -> Option<rustix::fs::Stat> {
+    rustix::fs::statat(dir, name, AtFlags::SYMLINK_NOFOLLOW).ok()
 }
 
 fn skip_name(name: &OsStr, include_hidden: bool) -> bool {

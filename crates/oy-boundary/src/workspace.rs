@@ -1,6 +1,7 @@
 //! `Workspace`: the root capability every file operation goes through.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::ambient_authority;
 use cap_std::fs::Dir;
@@ -8,6 +9,10 @@ use cap_std::fs::Dir;
 use crate::error::{BoundaryError, Result};
 use crate::metadata::FileKind;
 use crate::path::{Anchor, WorkspacePath, normalize_absolute};
+
+/// Source of workspace ids: each opened workspace gets its own, so a path
+/// made by one is recognised (and refused) by another.
+static NEXT_WORKSPACE_ID: AtomicU64 = AtomicU64::new(1);
 
 /// An opened workspace: a directory capability plus the rules for reaching
 /// into it.
@@ -33,6 +38,7 @@ impl Workspace {
         Ok(Self {
             dir,
             anchor: Anchor {
+                id: next_id(),
                 canonical_root,
                 given_root,
                 host_root_rel: None,
@@ -55,6 +61,7 @@ impl Workspace {
         Ok(Self {
             dir,
             anchor: Anchor {
+                id: next_id(),
                 canonical_root,
                 given_root,
                 host_root_rel: Some(host_root_rel),
@@ -89,10 +96,14 @@ impl Workspace {
     /// programs that run in the workspace (never for opening files: use the
     /// workspace's own methods for that).
     pub fn host_path(&self, path: &WorkspacePath) -> PathBuf {
-        match self.anchor.host_root_rel {
+        let mut host = match self.anchor.host_root_rel {
             Some(_) => Path::new("/").join(&path.base_rel),
             None => self.anchor.canonical_root.join(&path.base_rel),
+        };
+        if path.names_directory() {
+            host.as_mut_os_string().push("/");
         }
+        host
     }
 
     /// True when removing or moving `path` would take the root with it.
@@ -102,6 +113,10 @@ impl Workspace {
             None => base_rel.as_os_str().is_empty(),
         }
     }
+}
+
+fn next_id() -> u64 {
+    NEXT_WORKSPACE_ID.fetch_add(1, Ordering::Relaxed)
 }
 
 /// Canonicalises the root and checks that it is a directory. This is one of

@@ -7,11 +7,11 @@ use std::path::Path;
 use cap_std::fs::{Dir, PermissionsExt};
 
 use crate::atomic::{Existing, write_new_inode};
-use crate::error::{BoundaryError, Result};
+use crate::error::{BoundaryError, InvalidPathReason, Result};
 use crate::metadata::FileKind;
 use crate::path::WorkspacePath;
 use crate::read::cap_rel;
-use crate::resolve::{Follow, is_absent};
+use crate::resolve::{Follow, Target, is_absent};
 use crate::workspace::Workspace;
 
 /// Appending rewrites the file atomically, so it reads the old content
@@ -34,30 +34,37 @@ impl Workspace {
     /// file keeps its permission bits. A symlink at `path` is written
     /// through only when its target stays inside the root.
     pub fn write(&self, path: &WorkspacePath, contents: &[u8]) -> Result<WriteOutcome> {
-        let rel = self.resolve(path, Follow::Final)?;
-        self.replace_atomically(&rel, &path.to_text(), contents, Existing::Replace)
+        let target = self.file_target(path, Follow::Final)?;
+        self.replace_atomically(&target, contents, Existing::Replace, None)
+    }
+
+    /// Like [`Self::write`], but the file ends up with mode `0600` (owner
+    /// read/write only) whether it existed or not: for session and config
+    /// files that may hold private data.
+    pub fn write_private(&self, path: &WorkspacePath, contents: &[u8]) -> Result<WriteOutcome> {
+        let target = self.file_target(path, Follow::Final)?;
+        self.replace_atomically(&target, contents, Existing::Replace, Some(0o600))
     }
 
     /// Like [`Self::write`], but fails with [`BoundaryError::AlreadyExists`]
     /// when something is already at `path`.
     pub fn create_new(&self, path: &WorkspacePath, contents: &[u8]) -> Result<WriteOutcome> {
-        let rel = self.resolve(path, Follow::NotFinal)?;
-        self.replace_atomically(&rel, &path.to_text(), contents, Existing::Refuse)
+        let target = self.file_target(path, Follow::NotFinal)?;
+        self.replace_atomically(&target, contents, Existing::Refuse, None)
     }
 
     /// Appends to a file (creating it if missing). Done as an atomic rewrite
     /// of old + new content, so a crash never leaves a half-appended file and
     /// a hard link to a file outside the root is never modified in place.
     pub fn append(&self, path: &WorkspacePath, contents: &[u8]) -> Result<WriteOutcome> {
-        let shown = path.to_text();
-        let rel = self.resolve(path, Follow::Final)?;
-        let mut combined = match self.read_resolved(&rel, &shown, APPEND_LIMIT_BYTES) {
+        let target = self.file_target(path, Follow::Final)?;
+        let mut combined = match self.read_resolved(&target, APPEND_LIMIT_BYTES) {
             Ok(old) => old,
             Err(BoundaryError::NotFound { .. }) => Vec::new(),
             Err(e) => return Err(e),
         };
         combined.extend_from_slice(contents);
-        let outcome = self.replace_atomically(&rel, &shown, &combined, Existing::Replace)?;
+        let outcome = self.replace_atomically(&target, &combined, Existing::Replace, None)?;
         Ok(WriteOutcome {
             bytes_written: contents.len() as u64,
             created: outcome.created,
@@ -66,12 +73,25 @@ impl Workspace {
 
     /// Creates a directory and any missing parents, inside the root only.
     pub fn create_dir_all(&self, path: &WorkspacePath) -> Result<()> {
-        let shown = path.to_text();
-        let rel = self.resolve(path, Follow::Final)?;
-        self.create_dirs(&rel, &shown)
+        let target = self.target(path, Follow::Final)?;
+        self.create_dirs(&target, &target.rel)
     }
 
-    pub(crate) fn create_dirs(&self, rel: &Path, shown: &str) -> Result<()> {
+    /// Resolves a path a file is about to be written at. A trailing `/`
+    /// names a directory, so it is refused before anything is touched
+    /// (the kernel would fail with `EISDIR` only after creating parents).
+    fn file_target<'p>(&self, path: &'p WorkspacePath, follow: Follow) -> Result<Target<'p>> {
+        if path.names_directory() {
+            return Err(BoundaryError::InvalidPath {
+                path: path.to_text(),
+                reason: InvalidPathReason::TrailingSlashOnFile,
+            });
+        }
+        self.target(path, follow)
+    }
+
+    /// Creates `rel` (a prefix of `target.rel`) and its missing parents.
+    pub(crate) fn create_dirs(&self, target: &Target<'_>, rel: &Path) -> Result<()> {
         // Find the deepest existing ancestor; anything but a directory there
         // is a typed error naming it, rather than a bare ENOTDIR.
         let mut existing_depth = 0;
@@ -88,13 +108,19 @@ impl Workspace {
             match self.dir.symlink_metadata(prefix) {
                 Ok(meta) if meta.is_dir() => existing_depth = depth,
                 Ok(meta) => {
-                    return Err(BoundaryError::NotADirectory {
+                    let error = BoundaryError::NotADirectory {
                         path: self.anchor.at_base_rel(prefix.to_path_buf()).to_text(),
                         kind: FileKind::of(meta.file_type()),
+                    };
+                    // Resolution left no link here: one now means a race.
+                    return Err(if meta.file_type().is_symlink() {
+                        self.recheck(target, error)
+                    } else {
+                        error
                     });
                 }
                 Err(e) if is_absent(&e) => break,
-                Err(e) => return Err(BoundaryError::from_io("stat", shown, e)),
+                Err(e) => return Err(self.os_error(target, "stat", e)),
             }
         }
         if existing_depth == rel.components().count() {
@@ -102,58 +128,63 @@ impl Workspace {
         }
         self.dir
             .create_dir_all(rel)
-            .map_err(|e| BoundaryError::from_io("create directory", shown, e))
+            .map_err(|e| self.os_error(target, "create directory", e))
     }
 
-    /// Opens the parent directory of `rel` (creating it if needed) and
+    /// Opens the parent directory of `target` (creating it if needed) and
     /// returns it with the final name.
-    pub(crate) fn parent_dir<'a>(
+    pub(crate) fn parent_dir<'t>(
         &self,
-        rel: &'a Path,
-        shown: &str,
+        target: &'t Target<'_>,
         operation: &'static str,
-    ) -> Result<(Dir, &'a std::ffi::OsStr)> {
-        let name = rel
+    ) -> Result<(Dir, &'t std::ffi::OsStr)> {
+        let name = target
+            .rel
             .file_name()
             .ok_or(BoundaryError::RootProtected { operation })?;
-        let parent = rel.parent().unwrap_or(Path::new(""));
-        self.create_dirs(parent, shown)?;
+        let parent = target.rel.parent().unwrap_or(Path::new(""));
+        self.create_dirs(target, parent)?;
         let dir = self
             .dir
             .open_dir(cap_rel(parent))
-            .map_err(|e| BoundaryError::from_io(operation, shown, e))?;
+            .map_err(|e| self.os_error(target, operation, e))?;
         Ok((dir, name))
     }
 
+    /// `mode_override` replaces the permission bits; otherwise an existing
+    /// file keeps its own and a new one gets the umask default.
     fn replace_atomically(
         &self,
-        rel: &Path,
-        shown: &str,
+        target: &Target<'_>,
         contents: &[u8],
         existing: Existing,
+        mode_override: Option<u32>,
     ) -> Result<WriteOutcome> {
-        let (parent, name) = self.parent_dir(rel, shown, "write")?;
-        let io_err = |e| BoundaryError::from_io("write", shown, e);
+        let shown = &target.shown;
+        let (parent, name) = self.parent_dir(target, "write")?;
+        let io_err = |e| self.os_error(target, "write", e);
         let mode = match parent.symlink_metadata(name) {
             Ok(_) if existing == Existing::Refuse => {
                 return Err(BoundaryError::AlreadyExists {
-                    path: shown.to_owned(),
+                    path: shown.clone(),
                 });
             }
-            Ok(meta) if meta.is_file() => Some(meta.permissions().mode()),
+            Ok(meta) if meta.is_file() => Some(meta.permissions().mode() & 0o7777),
             Ok(meta) => {
                 return Err(BoundaryError::NotAFile {
-                    path: shown.to_owned(),
+                    path: shown.clone(),
                     kind: FileKind::of(meta.file_type()),
                 });
             }
             Err(e) if is_absent(&e) => None,
             Err(e) => return Err(io_err(e)),
         };
-        write_new_inode(&parent, name, contents, mode, existing).map_err(io_err)?;
+        let created = mode.is_none();
+        write_new_inode(&parent, name, contents, mode_override.or(mode), existing)
+            .map_err(io_err)?;
         Ok(WriteOutcome {
             bytes_written: contents.len() as u64,
-            created: mode.is_none(),
+            created,
         })
     }
 }

@@ -1,4 +1,4 @@
-//! Crash safety of writes: a writer killed by SIGKILL mid-write leaves the old or the new content (never a torn file, at most its own fixed hidden temp name, which the next write sweeps), and a failed write leaves the old file intact.
+//! Crash safety of writes: a writer killed by SIGKILL mid-write leaves the old or the new content (never a torn file, at most hidden, uniquely named `.NAME.oy-tmp.<pid>.<n>` temp files), a failed write leaves the old file intact, writes never touch a user's file that merely looks like a temp name, and concurrent writes of one file all succeed.
 
 use std::fs;
 use std::hash::{BuildHasher, Hasher, RandomState};
@@ -10,7 +10,7 @@ use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use oy_boundary::{BoundaryError, FileKind, Workspace};
+use oy_boundary::{BoundaryError, FileKind, InvalidPathReason, Workspace};
 
 use crate::support::Fixture;
 
@@ -297,9 +297,16 @@ struct Aftermath {
     bytes: Vec<u8>,
     /// The worker's first report (it had finished one operation by then).
     first_report: String,
-    /// Names other than the victim found in the directory (then removed,
-    /// so each round starts clean).
+    /// Hidden temp files of the victim (`.victim.bin.oy-tmp.*`) the kill
+    /// left; expected now and then, and removed so each round starts clean.
+    temps: usize,
+    /// Any other name found beside the victim (then removed too).
     debris: Vec<String>,
+}
+
+/// True for the hidden temp names a write of the victim uses.
+fn is_victim_temp(name: &str) -> bool {
+    name.starts_with(&format!(".{VICTIM}.oy-tmp."))
 }
 
 /// Starts a worker, lets it run for a random 5–60 ms after its first
@@ -310,31 +317,40 @@ fn kill_mid_write(mode: &str, root: &Path, salt: u64) -> Aftermath {
     std::thread::sleep(Duration::from_millis(5 + random_below(56, salt)));
     worker.kill();
     let bytes = fs::read(root.join(VICTIM)).unwrap();
-    // A kill between linking the finished temp inode to its fixed hidden
-    // name and the rename can leave that one name behind; the next write of
-    // the victim reuses and removes it (checked by `stale_temp_is_swept`).
+    // A kill between linking the finished temp inode to its unique hidden
+    // name and the rename leaves that name behind; nothing sweeps it (a
+    // sweep could not tell it from a concurrent writer's temp file).
     // Anything else is debris.
-    let expected_temp = format!(".{VICTIM}.oy-tmp");
-    let debris: Vec<String> = names_in(root)
-        .into_iter()
-        .filter(|name| name != VICTIM && *name != expected_temp)
-        .collect();
-    for name in &debris {
+    let mut temps = 0;
+    let mut debris = Vec::new();
+    for name in names_in(root) {
+        if name == VICTIM {
+            continue;
+        }
+        if is_victim_temp(&name) {
+            temps += 1;
+        } else {
+            debris.push(name.clone());
+        }
         fs::remove_file(root.join(name)).unwrap();
     }
     Aftermath {
         bytes,
         first_report,
+        temps,
         debris,
     }
 }
 
-/// Fails listing every round that left a temp file behind. Checked after
-/// all rounds so that the content checks of every round run first.
-fn assert_no_debris(rounds: usize, debris: &[(u64, Vec<String>)]) {
+/// Fails listing every round that left something other than the victim's
+/// own hidden temp files behind (whose count is reported alongside).
+/// Checked after all rounds so that the content checks of every round run
+/// first.
+fn assert_no_debris(rounds: usize, temps: usize, debris: &[(u64, Vec<String>)]) {
     assert!(
         debris.is_empty(),
-        "{} of {rounds} kills left temp debris beside the victim: {debris:?}",
+        "{} of {rounds} kills left debris beside the victim: {debris:?} \
+         (besides {temps} expected `.{VICTIM}.oy-tmp.*` temp files)",
         debris.len()
     );
 }
@@ -344,9 +360,10 @@ fn sigkill_during_write_leaves_old_or_new_content() {
     const ROUNDS: u64 = 30;
     let fx = victim_fixture();
     let (a, b) = (content_a(), content_b());
-    let mut debris = Vec::new();
+    let (mut debris, mut temps) = (Vec::new(), 0);
     for round in 0..ROUNDS {
         let after = kill_mid_write("write", &fx.root, round);
+        temps += after.temps;
         match classify_write(&after.bytes, &a, &b) {
             Some(Seen::A | Seen::B) => {}
             // The worker had replaced the file at least once.
@@ -365,7 +382,7 @@ fn sigkill_during_write_leaves_old_or_new_content() {
             debris.push((round, after.debris));
         }
     }
-    assert_no_debris(ROUNDS as usize, &debris);
+    assert_no_debris(ROUNDS as usize, temps, &debris);
 }
 
 #[test]
@@ -374,9 +391,10 @@ fn sigkill_during_append_leaves_whole_chunks() {
     let fx = victim_fixture();
     let chunk = append_chunk();
     let mut last = 0;
-    let mut debris = Vec::new();
+    let (mut debris, mut temps) = (Vec::new(), 0);
     for round in 0..ROUNDS {
         let after = kill_mid_write("append", &fx.root, 1000 + round);
+        temps += after.temps;
         match classify_append(&after.bytes, &chunk) {
             Some(Seen::Appended(n)) => {
                 assert!(
@@ -392,7 +410,7 @@ fn sigkill_during_append_leaves_whole_chunks() {
             debris.push((round, after.debris));
         }
     }
-    assert_no_debris(ROUNDS as usize, &debris);
+    assert_no_debris(ROUNDS as usize, temps, &debris);
 }
 
 const OLD: &str = "old content that must survive\n";
@@ -451,10 +469,19 @@ fn create_new_onto_an_existing_file_keeps_it() {
     fx.file("old.txt", OLD).link("link", "old.txt");
     set_mode(&fx.root.join("old.txt"), VICTIM_MODE);
     let before = root_snapshot(&fx);
-    for name in ["old.txt", "link", "./old.txt", "link/"] {
+    for name in ["old.txt", "link", "./old.txt"] {
         let p = fx.ws.path(name).unwrap();
         let err = fx.ws.create_new(&p, b"new").unwrap_err();
         assert!(err.is_already_exists(), "{name}: {err}");
+    }
+    // `link/` names a directory: no file is ever created there.
+    let p = fx.ws.path("link/").unwrap();
+    match fx.ws.create_new(&p, b"new").unwrap_err() {
+        BoundaryError::InvalidPath {
+            reason: InvalidPathReason::TrailingSlashOnFile,
+            ..
+        } => {}
+        other => panic!("create_new link/: {other:?}"),
     }
     assert_eq!(root_snapshot(&fx), before);
     assert_eq!(mode_of(&fx.root.join("old.txt")), VICTIM_MODE);
@@ -538,13 +565,81 @@ fn write_into_a_read_only_directory_fails_cleanly_or_succeeds_whole() {
 }
 
 #[test]
-fn stale_temp_is_swept_by_the_next_write() {
+fn writes_never_touch_a_user_file_named_like_a_temp_file() {
     let fx = victim_fixture();
-    let stale = fx.root.join(format!(".{VICTIM}.oy-tmp"));
-    fs::write(&stale, b"half of an interrupted write").unwrap();
+    // The old fixed temp name, and names of the current pattern that this
+    // process could generate (its pid, low counters).
+    let pid = std::process::id();
+    let lookalikes = [
+        format!(".{VICTIM}.oy-tmp"),
+        format!(".{VICTIM}.oy-tmp.{pid}.0"),
+        format!(".{VICTIM}.oy-tmp.{pid}.1"),
+        format!(".{VICTIM}.oy-tmp.{pid}.2"),
+    ];
+    for name in &lookalikes {
+        fs::write(fx.root.join(name), format!("user data in {name}")).unwrap();
+    }
     let ws = Workspace::open(&fx.root).unwrap();
-    ws.write(&ws.path(VICTIM).unwrap(), b"fresh").unwrap();
-    assert_eq!(fs::read(fx.root.join(VICTIM)).unwrap(), b"fresh");
-    assert!(!stale.exists(), "the stale temp file was left behind");
-    assert_eq!(names_in(&fx.root), [VICTIM]);
+    let p = ws.path(VICTIM).unwrap();
+    for round in 0..6 {
+        let contents = format!("fresh {round}");
+        ws.write(&p, contents.as_bytes()).unwrap();
+        assert_eq!(fs::read(fx.root.join(VICTIM)).unwrap(), contents.as_bytes());
+    }
+    ws.append(&p, b"+").unwrap();
+    ws.write_private(&p, b"private").unwrap();
+    for name in &lookalikes {
+        assert_eq!(
+            fs::read_to_string(fx.root.join(name)).unwrap(),
+            format!("user data in {name}"),
+            "{name} was changed"
+        );
+    }
+    let mut expected: Vec<String> = lookalikes.to_vec();
+    expected.push(VICTIM.to_owned());
+    expected.sort();
+    assert_eq!(names_in(&fx.root), expected, "debris after the writes");
+}
+
+#[test]
+fn concurrent_writes_of_one_path_all_succeed_and_leave_one_whole_content() {
+    const WRITERS: usize = 6;
+    const ROUNDS: usize = 40;
+    let fx = victim_fixture();
+    let p = fx.ws.path(VICTIM).unwrap();
+    // Distinct lengths and patterns, so any mix is recognisable.
+    let contents: Vec<Vec<u8>> = (0..WRITERS)
+        .map(|w| vec![b'a' + w as u8; 64 * 1024 + w * 4099])
+        .collect();
+    for round in 0..ROUNDS {
+        let barrier = std::sync::Barrier::new(WRITERS);
+        let results: Vec<_> = std::thread::scope(|scope| {
+            let handles: Vec<_> = contents
+                .iter()
+                .map(|bytes| {
+                    let (ws, p, barrier) = (&fx.ws, &p, &barrier);
+                    scope.spawn(move || {
+                        barrier.wait();
+                        ws.write(p, bytes)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().unwrap()).collect()
+        });
+        for (writer, result) in results.iter().enumerate() {
+            assert!(result.is_ok(), "round {round}, writer {writer}: {result:?}");
+        }
+        let on_disk = fs::read(fx.root.join(VICTIM)).unwrap();
+        assert!(
+            contents.contains(&on_disk),
+            "round {round}: the file holds none of the contents: {}",
+            describe_torn(&on_disk)
+        );
+        assert_eq!(
+            mode_of(&fx.root.join(VICTIM)),
+            VICTIM_MODE,
+            "round {round}: permission bits not kept"
+        );
+        assert_eq!(names_in(&fx.root), [VICTIM], "round {round}: debris");
+    }
 }

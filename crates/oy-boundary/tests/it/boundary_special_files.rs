@@ -503,3 +503,69 @@ fn deep_tree_whose_host_path_exceeds_path_max_is_usable_or_fails_cleanly() {
         FileKind::Directory
     );
 }
+
+#[test]
+fn read_lines_with_an_empty_window_reports_more_at_the_requested_offset() {
+    let fx = Fixture::new();
+    fx.file("five.txt", "1\n2\n3\n4\n5\n");
+    let ws = &fx.ws;
+    let p = ws.path("five.txt").unwrap();
+    for offset in [1, 3, 5] {
+        for window in [
+            LineWindow {
+                offset,
+                limit: 0,
+                ..LineWindow::default()
+            },
+            LineWindow {
+                offset,
+                max_total_bytes: 0,
+                ..LineWindow::default()
+            },
+        ] {
+            let slice = ws.read_lines(&p, window).unwrap();
+            assert!(slice.lines.is_empty(), "{window:?}");
+            assert!(slice.more, "{window:?}");
+            assert_eq!(slice.next_offset(), Some(offset), "{window:?}");
+        }
+    }
+    // Past the end stays an error, and a full window still points after it.
+    assert!(matches!(
+        refused(ws.read_lines(&p, window(6, 0))),
+        BoundaryError::OffsetPastEnd { total_lines: 5, .. }
+    ));
+    let slice = ws.read_lines(&p, window(2, 2)).unwrap();
+    assert_eq!(slice.next_offset(), Some(4));
+    assert_eq!(ws.read_lines(&p, window(4, 2)).unwrap().next_offset(), None);
+}
+
+#[test]
+fn read_lines_does_not_scan_the_line_after_the_window() {
+    // Line 2 is text for its first 8 KiB (so the file is not binary), then
+    // a 256 GiB hole with no newline: scanning it would take minutes.
+    let fx = Fixture::new();
+    let path = fx.root.join("huge_second_line.txt");
+    let mut head = b"first\n".to_vec();
+    head.extend(std::iter::repeat_n(b'x', 8192));
+    fs::write(&path, &head).unwrap();
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_len(256 << 30)
+        .unwrap();
+    let ws = Arc::new(Workspace::open(&fx.root).unwrap());
+    let slice = finishes_in_time("read_lines before a huge line", None, move || {
+        let p = ws.path("huge_second_line.txt").unwrap();
+        let one = ws.read_lines(&p, window(1, 1)).unwrap();
+        let none = ws.read_lines(&p, window(2, 0)).unwrap();
+        (one, none)
+    });
+    let (one, none) = slice;
+    assert_eq!(one.lines.len(), 1);
+    assert_eq!(one.lines[0].text, "first");
+    assert!(one.more);
+    assert_eq!(one.next_offset(), Some(2));
+    assert!(none.lines.is_empty() && none.more);
+    assert_eq!(none.next_offset(), Some(2));
+}

@@ -486,3 +486,149 @@ fn hardlink_to_an_outside_file_is_readable_but_write_and_append_do_not_modify_it
         "the outside inode was modified"
     );
 }
+
+#[test]
+fn dotdot_in_a_link_target_after_a_missing_component_is_not_found() {
+    // The kernel fails `nope/../real.txt` with ENOENT at `nope`: the `..`
+    // must not be applied lexically.
+    let fx = Fixture::new();
+    fx.file("real.txt", "REAL").file("sub/keep.txt", "k");
+    fx.link("l1", "nope/../real.txt");
+    fx.link("l3", "nope/../sub/deeper");
+    let ws = &fx.ws;
+    let l1 = ws.path("l1").unwrap();
+    assert!(refused(ws.read_text(&l1, 100)).is_not_found());
+    assert!(refused(ws.metadata(&l1)).is_not_found());
+    assert!(refused(ws.write(&l1, b"CLOBBERED")).is_not_found());
+    assert!(refused(ws.append(&l1, b"CLOBBERED")).is_not_found());
+    let below = ws.path("l3/new.txt").unwrap();
+    assert!(refused(ws.write(&below, b"X")).is_not_found());
+    assert!(refused(ws.create_dir_all(&ws.path("l3/d").unwrap())).is_not_found());
+    assert_eq!(fx.read("real.txt"), "REAL");
+    assert!(!fx.root.join("sub/deeper").exists());
+    assert!(!fx.root.join("nope").exists());
+}
+
+#[test]
+fn dotdot_in_a_link_target_after_a_file_is_not_found() {
+    // `file.txt/..` is ENOTDIR for the kernel.
+    let fx = Fixture::new();
+    fx.file("real.txt", "REAL").file("file.txt", "F");
+    fx.link("l2", "file.txt/../real.txt");
+    let ws = &fx.ws;
+    let l2 = ws.path("l2").unwrap();
+    assert!(refused(ws.read_text(&l2, 100)).is_not_found());
+    assert!(refused(ws.read_bytes(&l2, 100)).is_not_found());
+    assert!(refused(ws.metadata(&l2)).is_not_found());
+    assert!(refused(ws.write(&l2, b"CLOBBERED")).is_not_found());
+    // `file.txt/.` and `file.txt/` need a directory too.
+    fx.link("l4", "file.txt/.").link("l5", "file.txt/");
+    for name in ["l4", "l5"] {
+        let p = ws.path(name).unwrap();
+        assert!(refused(ws.read_text(&p, 100)).is_not_found(), "{name}");
+    }
+    // ... which a real directory is.
+    fx.file("sub/keep.txt", "K");
+    fx.link("l6", "sub/").link("l7", "sub/./keep.txt");
+    let l6 = ws.path("l6").unwrap();
+    assert_eq!(ws.metadata(&l6).unwrap().kind, FileKind::Directory);
+    assert_eq!(ws.read_text(&ws.path("l7").unwrap(), 100).unwrap(), "K");
+    assert_eq!(fx.read("real.txt"), "REAL");
+    assert_eq!(fx.read("file.txt"), "F");
+}
+
+#[test]
+fn dotdot_after_a_missing_component_never_reaches_an_escaping_link() {
+    let fx = Fixture::new();
+    fx.link("abs", &fx.outside);
+    fx.link("rel", "../outside");
+    fx.link("h1", "nope/../abs/secret.txt");
+    fx.link("h2", "nope/../rel/secret.txt");
+    fx.link("h3", "nope/../abs");
+    let before = fx.outside_snapshot();
+    let ws = &fx.ws;
+    for name in ["h1", "h2"] {
+        let p = ws.path(name).unwrap();
+        assert!(refused(ws.read_text(&p, 100)).is_not_found(), "{name}");
+        assert!(refused(ws.metadata(&p)).is_not_found(), "{name}");
+        assert!(refused(ws.write(&p, b"PWN")).is_not_found(), "{name}");
+        assert!(refused(ws.append(&p, b"PWN")).is_not_found(), "{name}");
+    }
+    let p = ws.path("h3/secret.txt").unwrap();
+    assert!(refused(ws.remove(&p, false)).is_not_found());
+    assert!(refused(ws.rename(&p, &ws.path("moved").unwrap(), false)).is_not_found());
+    assert!(refused(ws.symlink_metadata(&p)).is_not_found());
+    let walk = WalkOptions::new(ws.path("h3").unwrap());
+    assert!(refused(ws.walk(&walk)).is_not_found());
+    assert_eq!(fx.outside_snapshot(), before, "the outside tree changed");
+}
+
+#[test]
+fn kernel_refusal_after_a_race_is_reported_as_an_escape() {
+    // A directory is swapped for an escaping link and stays a link for a
+    // while, then comes back. An operation that resolved the path before
+    // the swap is refused by the kernel (cap-std's `PermissionDenied`);
+    // re-resolving then sees the link, so the error must be the typed
+    // escape, never a bare OS error. Deep paths make the window between
+    // resolving and acting wide (a write checks every parent again).
+    let fx = Fixture::new();
+    let deep = (0..24)
+        .map(|i| format!("d{i}"))
+        .collect::<Vec<_>>()
+        .join("/");
+    fx.file(&format!("sw/{deep}/secret.txt"), "inside");
+    fx.link("link_abs", &fx.outside);
+    let before = fx.outside_snapshot();
+    let stop = Arc::new(AtomicBool::new(false));
+    let swaps = Arc::new(AtomicUsize::new(0));
+    let swapper = {
+        let (stop, swaps, root) = (stop.clone(), swaps.clone(), fx.root.clone());
+        std::thread::spawn(move || {
+            let (sw, link) = (root.join("sw"), root.join("link_abs"));
+            while !stop.load(Ordering::Relaxed) {
+                exchange(&sw, &link).unwrap();
+                // Long enough that a refusal's re-check still sees the link.
+                std::thread::sleep(Duration::from_millis(10));
+                exchange(&sw, &link).unwrap();
+                std::thread::sleep(Duration::from_millis(1));
+                swaps.fetch_add(1, Ordering::Relaxed);
+            }
+        })
+    };
+    let ws = &fx.ws;
+    let secret = ws.path(format!("sw/{deep}/secret.txt")).unwrap();
+    let fresh = ws.path(format!("sw/{deep}/new/fresh.txt")).unwrap();
+    let moved = ws.path(format!("sw/{deep}/new/moved.txt")).unwrap();
+    let mut untyped = Vec::new();
+    let (mut escapes, mut oks) = (0, 0);
+    let mut note = |what: &str, result: Result<(), BoundaryError>| match result {
+        Ok(()) => oks += 1,
+        Err(err) if err.is_escape() => escapes += 1,
+        // The rename or remove finds nothing when the write before it was
+        // refused.
+        Err(BoundaryError::NotFound { .. }) if what != "read" => {}
+        Err(err) => untyped.push(format!("{what}: {err:?}")),
+    };
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        note("read", ws.read_text(&secret, 1024).map(drop));
+        note("metadata", ws.metadata(&secret).map(drop));
+        note("write", ws.write(&fresh, b"inside").map(drop));
+        note("rename", ws.rename(&fresh, &moved, true));
+        note("remove", ws.remove(&moved, false).map(drop));
+    }
+    stop.store(true, Ordering::Relaxed);
+    swapper.join().unwrap();
+    assert!(swaps.load(Ordering::Relaxed) > 0, "the swapper never ran");
+    assert!(
+        oks > 0 && escapes > 0,
+        "race not exercised: {oks} ok, {escapes} escapes"
+    );
+    assert!(
+        untyped.is_empty(),
+        "{} refusals were not typed as escapes (of {escapes} escapes), e.g. {:?}",
+        untyped.len(),
+        &untyped[..untyped.len().min(5)]
+    );
+    assert_eq!(fx.outside_snapshot(), before, "the outside tree changed");
+}

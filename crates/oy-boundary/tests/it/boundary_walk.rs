@@ -1,5 +1,6 @@
 //! The walker and suggestions: ignore files, hidden entries, limits,
-//! symlinks (never entered, never leaking outside names) and typo matching.
+//! symlinks (never entered, never leaking outside names), a panicking
+//! visitor, opening walked files by handle, and typo matching.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
@@ -549,4 +550,220 @@ fn suggest_does_not_open_files() {
             .collect::<Vec<_>>()
     });
     assert!(!got.contains(&"notes.txt".to_owned()), "{got:?}");
+}
+
+#[test]
+fn walk_parallel_propagates_a_visitor_panic_instead_of_hanging() {
+    let fx = Fixture::new();
+    for i in 0..20 {
+        fx.file(&format!("d{}/f{i}.txt", i % 4), "x");
+    }
+    let ws = Workspace::open(&fx.root).unwrap();
+    let panicked = finishes_in_time("walk with a panicking visitor", None, move || {
+        let options = WalkOptions::new(ws.root_path());
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            ws.walk_parallel(&options, |_| -> WalkControl {
+                // Give the other walker threads time to wait for work.
+                std::thread::sleep(Duration::from_millis(50));
+                panic!("visitor bug")
+            })
+        }))
+        .is_err()
+    });
+    assert!(panicked, "the visitor's panic did not reach the caller");
+}
+
+#[test]
+fn max_depth_zero_lists_nothing_below_the_start() {
+    let fx = Fixture::new();
+    fx.file("a.txt", "a").file("d1/b.txt", "b");
+    assert!(walk_root(&fx, |o| o.max_depth = Some(0)).entries.is_empty());
+    let ws = &fx.ws;
+    let sub = WalkOptions {
+        max_depth: Some(0),
+        ..WalkOptions::new(ws.path("d1").unwrap())
+    };
+    assert!(ws.walk(&sub).unwrap().entries.is_empty());
+    // A file start is the walk's depth-0 entry itself, so it stays.
+    let file = WalkOptions {
+        max_depth: Some(0),
+        ..WalkOptions::new(ws.path("a.txt").unwrap())
+    };
+    assert_eq!(walked(&ws.walk(&file).unwrap()), ["a.txt"]);
+}
+
+#[test]
+fn gitignore_that_is_not_utf8_still_applies() {
+    let fx = Fixture::new();
+    fx.file("target/big.o", "o").file("keep.txt", "k");
+    fs::write(fx.root.join(".gitignore"), b"# caf\xe9\ntarget/\n").unwrap();
+    fs::create_dir_all(fx.root.join("sub")).unwrap();
+    fs::write(fx.root.join("sub/.ignore"), b"\xff\xfe*.log\n*.log\n").unwrap();
+    fx.file("sub/x.log", "l").file("sub/y.txt", "y");
+    assert_eq!(walk_all(&fx), ["keep.txt", "sub", "sub/y.txt"]);
+}
+
+#[test]
+fn ignore_files_symlinked_inside_the_root_are_followed() {
+    let fx = Fixture::new();
+    fx.file("rules/common", "*.log\n")
+        .file("a.log", "a")
+        .file("a.txt", "a")
+        .file("sub/b.log", "b")
+        .file("sub/b.tmp", "b");
+    fx.link(".gitignore", "rules/common");
+    fx.link("sub/.ignore", fx.root.join("rules/tmp"));
+    fx.file("rules/tmp", "*.tmp\n");
+    assert_eq!(
+        walk_all(&fx),
+        ["a.txt", "rules", "rules/common", "rules/tmp", "sub"]
+    );
+}
+
+#[test]
+fn ignore_files_of_the_directories_above_the_start_apply() {
+    let fx = Fixture::new();
+    fx.file(".gitignore", "*.log\n")
+        .file("a/.ignore", "*.tmp\n")
+        .file("a/b/keep.txt", "k")
+        .file("a/b/x.log", "x")
+        .file("a/b/y.tmp", "y");
+    let ws = &fx.ws;
+    let walk = ws.walk(&WalkOptions::new(ws.path("a/b").unwrap())).unwrap();
+    assert_eq!(walked(&walk), ["a/b/keep.txt"]);
+}
+
+/// Walks `start` with `walk_parallel` and returns, for each regular file,
+/// what `open_walked` made of it.
+fn open_each_walked(
+    ws: &Workspace,
+    start: &str,
+    between: impl Fn() + Sync,
+) -> Vec<(String, Result<String, oy_boundary::BoundaryError>)> {
+    let opened = Mutex::new(Vec::new());
+    let options = WalkOptions::new(ws.path(start).unwrap());
+    ws.walk_parallel(&options, |entry| {
+        if matches!(entry.kind, FileKind::File | FileKind::Fifo) {
+            between();
+            let result = ws.open_walked(&entry).map(|mut file| {
+                let mut text = String::new();
+                std::io::Read::read_to_string(&mut file, &mut text).unwrap();
+                text
+            });
+            opened.lock().unwrap().push((entry.path.to_text(), result));
+        }
+        WalkControl::Continue
+    })
+    .unwrap();
+    let mut opened = opened.into_inner().unwrap();
+    opened.sort_by(|a, b| a.0.cmp(&b.0));
+    opened
+}
+
+#[test]
+fn open_walked_opens_files_relative_to_their_directory() {
+    let fx = Fixture::new();
+    fx.file("a.txt", "A")
+        .file("d/b.txt", "B")
+        .file("d/e/c.txt", "C");
+    let opened = open_each_walked(&fx.ws, ".", || {});
+    let texts: Vec<(String, String)> = opened
+        .into_iter()
+        .map(|(path, result)| (path, result.unwrap()))
+        .collect();
+    assert_eq!(
+        texts,
+        [
+            ("a.txt".to_owned(), "A".to_owned()),
+            ("d/b.txt".to_owned(), "B".to_owned()),
+            ("d/e/c.txt".to_owned(), "C".to_owned())
+        ]
+    );
+    // Entries without a handle (collected by `walk`, or a file start) and
+    // entries of inside links fall back to `open_file`.
+    let ws = &fx.ws;
+    fx.link("link.txt", "d/b.txt");
+    let walk = walk_root(&fx, |_| {});
+    for entry in &walk.entries {
+        if matches!(entry.kind, FileKind::File | FileKind::Symlink) {
+            assert!(ws.open_walked(entry).is_ok(), "{entry:?}");
+        }
+    }
+    let single = ws
+        .walk(&WalkOptions::new(ws.path("d/b.txt").unwrap()))
+        .unwrap();
+    assert!(ws.open_walked(&single.entries[0]).is_ok());
+    let dir = walk.entries.iter().find(|e| e.kind == FileKind::Directory);
+    let err = refused(ws.open_walked(dir.unwrap()));
+    assert!(
+        matches!(err, oy_boundary::BoundaryError::NotAFile { .. }),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn open_walked_refuses_a_fifo_without_blocking() {
+    let fx = Fixture::new();
+    let fifo = fx.root.join("d/pipe");
+    mkfifo(&fifo);
+    fx.file("d/plain.txt", "p");
+    let ws = Workspace::open(&fx.root).unwrap();
+    let swapped = fx.root.join("d/plain.txt");
+    let swap = swapped.clone();
+    // Only the swapped-in FIFO is ever opened (the walked FIFO is refused
+    // by its listed kind), so that is the one to release on a timeout.
+    let opened = finishes_in_time("open_walked on FIFOs", Some(&swapped), move || {
+        // Between the walk and the open, the regular file becomes a FIFO too.
+        let once = std::sync::Once::new();
+        open_each_walked(&ws, "d", || {
+            once.call_once(|| {
+                fs::remove_file(&swap).unwrap();
+                mkfifo(&swap);
+            });
+        })
+    });
+    assert_eq!(opened.len(), 2, "{opened:?}");
+    for (path, result) in opened {
+        match result {
+            Err(oy_boundary::BoundaryError::NotAFile {
+                kind: FileKind::Fifo,
+                ..
+            }) => {}
+            other => panic!("{path}: expected NotAFile FIFO, got {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn open_walked_refuses_a_file_swapped_for_an_outside_link() {
+    let fx = Fixture::new();
+    fx.file("d/victim.txt", "inside");
+    let victim = fx.root.join("d/victim.txt");
+    let outside = fx.outside.join("secret.txt");
+    let opened = open_each_walked(&fx.ws, "d", || {
+        fs::remove_file(&victim).unwrap();
+        std::os::unix::fs::symlink(&outside, &victim).unwrap();
+    });
+    assert_eq!(opened.len(), 1);
+    let (_, result) = opened.into_iter().next().unwrap();
+    let err = refused(result);
+    assert_symlink_escape(&err, "d/victim.txt");
+}
+
+#[test]
+fn open_walked_refuses_an_entry_of_another_workspace() {
+    let fx = Fixture::new();
+    fx.file("a.txt", "A");
+    let other = Workspace::open(&fx.root).unwrap();
+    let mut seen = Vec::new();
+    let walk = other.walk(&WalkOptions::new(other.root_path())).unwrap();
+    for entry in &walk.entries {
+        seen.push(refused(fx.ws.open_walked(entry)));
+    }
+    assert_eq!(seen.len(), 1);
+    assert!(
+        matches!(seen[0], oy_boundary::BoundaryError::ForeignPath { .. }),
+        "{:?}",
+        seen[0]
+    );
 }

@@ -1,10 +1,14 @@
 //! Writes, appends, directory creation, renames and removals: through
-//! links, over links, of the root, and the permission bits they keep.
+//! links, over links, of the root, with trailing slashes, in directories
+//! that cannot be synced, and the permission bits they keep (also while
+//! the data is being written).
 
 use std::fs;
 use std::os::unix::fs::{PermissionsExt, symlink};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use oy_boundary::{BoundaryError, FileKind};
+use oy_boundary::{BoundaryError, FileKind, InvalidPathReason, LineWindow, WalkOptions};
 
 use crate::support::{Fixture, SECRET, assert_symlink_escape, refused};
 
@@ -530,4 +534,249 @@ fn write_keeps_a_symlinked_parent_directory_a_symlink() {
     assert!(is_link(&fx.root.join("alias")));
     assert_eq!(fx.read("real/f.txt"), "2");
     assert_eq!(names_in(&fx.root.join("real")), ["f.txt"]);
+}
+
+#[test]
+fn write_private_creates_and_forces_owner_only_permissions() {
+    let fx = Fixture::new();
+    let mode = |rel: &str| {
+        fs::metadata(fx.root.join(rel))
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    let fresh = fx.ws.path("state/session.json").unwrap();
+    fx.ws.write_private(&fresh, b"{}").unwrap();
+    assert_eq!(mode("state/session.json"), 0o600);
+    fx.file("open.json", "{}");
+    fs::set_permissions(fx.root.join("open.json"), fs::Permissions::from_mode(0o644)).unwrap();
+    fx.ws
+        .write_private(&fx.ws.path("open.json").unwrap(), b"{\"a\":1}")
+        .unwrap();
+    assert_eq!(mode("open.json"), 0o600);
+    assert_eq!(fx.read("open.json"), "{\"a\":1}");
+}
+
+#[test]
+fn writing_a_file_at_a_path_with_a_trailing_slash_is_refused() {
+    let fx = Fixture::new();
+    fx.file("file.txt", "F");
+    let ws = &fx.ws;
+    for name in ["newdir/", "file.txt/", "newdir/.", "sub/newdir/"] {
+        let p = ws.path(name).unwrap();
+        let results = [
+            ("write", ws.write(&p, b"x")),
+            ("create_new", ws.create_new(&p, b"x")),
+            ("append", ws.append(&p, b"x")),
+            ("write_private", ws.write_private(&p, b"x")),
+        ];
+        for (op, result) in results {
+            match refused(result) {
+                BoundaryError::InvalidPath {
+                    reason: InvalidPathReason::TrailingSlashOnFile,
+                    ..
+                } => {}
+                other => panic!("{op} {name}: {other:?}"),
+            }
+        }
+    }
+    assert_eq!(names_in(&fx.root), ["file.txt"]);
+    assert_eq!(fx.read("file.txt"), "F");
+}
+
+#[test]
+fn a_file_named_with_a_trailing_slash_is_not_a_directory() {
+    let fx = Fixture::new();
+    fx.file("file.txt", "F").link("flink", "file.txt");
+    let ws = &fx.ws;
+    let is_file_not_dir = |what: &str, err: BoundaryError| match err {
+        BoundaryError::NotADirectory {
+            kind: FileKind::File,
+            ..
+        } => {}
+        other => panic!("{what}: expected NotADirectory (file), got {other:?}"),
+    };
+    for name in ["file.txt/", "flink/"] {
+        let p = ws.path(name).unwrap();
+        is_file_not_dir("read_text", refused(ws.read_text(&p, 100)));
+        is_file_not_dir("read_bytes", refused(ws.read_bytes(&p, 100)));
+        is_file_not_dir(
+            "read_lines",
+            refused(ws.read_lines(&p, LineWindow::default())),
+        );
+        is_file_not_dir("open_file", refused(ws.open_file(&p)));
+        is_file_not_dir("is_text", refused(ws.is_text(&p)));
+        is_file_not_dir("metadata", refused(ws.metadata(&p)));
+        is_file_not_dir("symlink_metadata", refused(ws.symlink_metadata(&p)));
+        is_file_not_dir("walk", refused(ws.walk(&WalkOptions::new(p.clone()))));
+    }
+    is_file_not_dir(
+        "remove",
+        refused(ws.remove(&ws.path("file.txt/").unwrap(), false)),
+    );
+    let to = ws.path("moved").unwrap();
+    is_file_not_dir(
+        "rename",
+        refused(ws.rename(&ws.path("file.txt/").unwrap(), &to, false)),
+    );
+    assert_eq!(names_in(&fx.root), ["file.txt", "flink"]);
+    assert_eq!(fx.read("file.txt"), "F");
+}
+
+#[test]
+fn directory_operations_accept_a_trailing_slash() {
+    let fx = Fixture::new();
+    let ws = &fx.ws;
+    let dir = ws.path("newdir/").unwrap();
+    ws.create_dir_all(&dir).unwrap();
+    ws.write(&ws.path("newdir/x.txt").unwrap(), b"x").unwrap();
+    assert_eq!(ws.metadata(&dir).unwrap().kind, FileKind::Directory);
+    let walk = ws.walk(&WalkOptions::new(dir.clone())).unwrap();
+    let names: Vec<String> = walk.entries.iter().map(|e| e.path.to_text()).collect();
+    assert_eq!(names, ["newdir/x.txt"]);
+    // `link/` follows the link to its directory, as `lstat` does; removing
+    // it fails like `rmdir("link/")`, leaving the link alone.
+    fx.link("dlink", "newdir");
+    let link = ws.path("dlink/").unwrap();
+    assert_eq!(
+        ws.symlink_metadata(&link).unwrap().kind,
+        FileKind::Directory
+    );
+    match refused(ws.remove(&link, true)) {
+        BoundaryError::NotADirectory {
+            kind: FileKind::Symlink,
+            ..
+        } => {}
+        other => panic!("remove dlink/: {other:?}"),
+    }
+    assert!(is_link(&fx.root.join("dlink")));
+    assert_eq!(fx.read("newdir/x.txt"), "x");
+    let moved = ws.path("moved/").unwrap();
+    ws.rename(&dir, &moved, false).unwrap();
+    assert_eq!(fx.read("moved/x.txt"), "x");
+    assert_eq!(ws.remove(&moved, true).unwrap(), FileKind::Directory);
+    assert_eq!(names_in(&fx.root), ["dlink"]);
+}
+
+/// Runs `op` on a thread without `CAP_DAC_OVERRIDE` and
+/// `CAP_DAC_READ_SEARCH` (capabilities belong to a thread on Linux), so
+/// permission bits apply to it even when the tests run as root.
+fn as_unprivileged<T: Send>(op: impl FnOnce() -> T + Send) -> T {
+    use rustix::thread::{CapabilitySet, capabilities, set_capabilities};
+    std::thread::scope(|scope| {
+        scope
+            .spawn(|| {
+                let mut caps = capabilities(None).unwrap();
+                caps.effective -= CapabilitySet::DAC_OVERRIDE | CapabilitySet::DAC_READ_SEARCH;
+                set_capabilities(None, caps).unwrap();
+                op()
+            })
+            .join()
+            .unwrap()
+    })
+}
+
+#[test]
+fn operations_in_a_write_only_directory_succeed_though_it_cannot_be_synced() {
+    // A `0333` directory can be written and searched but not opened for
+    // reading, so its post-commit fsync fails with EACCES: the change is
+    // done by then, and must be reported as done.
+    let fx = Fixture::new();
+    fx.file("wo/old.txt", "old")
+        .file("wo/gone.txt", "g")
+        .file("wo/from.txt", "m");
+    let dir = fx.root.join("wo");
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o333)).unwrap();
+    let ws = &fx.ws;
+    let p = |name: &str| ws.path(name).unwrap();
+    let results = as_unprivileged(|| {
+        // The condition under test: the directory really is unreadable.
+        let listing = fs::read_dir(&dir).map(drop);
+        (
+            listing,
+            ws.write(&p("wo/old.txt"), b"new"),
+            ws.create_new(&p("wo/created.txt"), b"c"),
+            ws.append(&p("wo/old.txt"), b"+"),
+            ws.remove(&p("wo/gone.txt"), false),
+            ws.rename(&p("wo/from.txt"), &p("wo/to.txt"), false),
+        )
+    });
+    fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
+    let (listing, write, create, append, remove, rename) = results;
+    assert!(
+        listing.is_err(),
+        "the directory was readable: the test proves nothing"
+    );
+    write.unwrap();
+    create.unwrap();
+    append.unwrap();
+    assert_eq!(remove.unwrap(), FileKind::File);
+    rename.unwrap();
+    assert_eq!(fx.read("wo/old.txt"), "new+");
+    assert_eq!(fx.read("wo/created.txt"), "c");
+    assert_eq!(fx.read("wo/to.txt"), "m");
+    assert_eq!(names_in(&dir), ["created.txt", "old.txt", "to.txt"]);
+}
+
+#[test]
+fn private_content_is_never_in_a_file_others_can_read() {
+    // The temp inode must carry the final mode from its creation on, not
+    // get it after the data is written.
+    let fx = Fixture::new();
+    fx.file("private.txt", "old");
+    fs::set_permissions(
+        fx.root.join("private.txt"),
+        fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    let big = vec![b's'; 32 << 20];
+    let stop = AtomicBool::new(false);
+    let observed = AtomicUsize::new(0);
+    let exposed = Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            // Every open file of this process that lives in the root.
+            while !stop.load(Ordering::Relaxed) {
+                let Ok(fds) = fs::read_dir("/proc/self/fd") else {
+                    return;
+                };
+                for fd in fds.flatten() {
+                    let Ok(target) = fs::read_link(fd.path()) else {
+                        continue;
+                    };
+                    if !target.starts_with(&fx.root) {
+                        continue;
+                    }
+                    if let Ok(meta) = fs::metadata(fd.path())
+                        && meta.is_file()
+                    {
+                        observed.fetch_add(1, Ordering::Relaxed);
+                        let mode = meta.permissions().mode() & 0o777;
+                        if mode & 0o077 != 0 {
+                            exposed.lock().unwrap().push((target, mode));
+                        }
+                    }
+                }
+            }
+        });
+        let ws = &fx.ws;
+        for round in 0..4 {
+            ws.write(&ws.path("private.txt").unwrap(), &big).unwrap();
+            let fresh = ws.path(format!("fresh{round}.txt")).unwrap();
+            ws.write_private(&fresh, &big).unwrap();
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    assert!(
+        observed.load(Ordering::Relaxed) > 0,
+        "never saw a file being written: the test proves nothing"
+    );
+    let exposed = exposed.into_inner().unwrap();
+    assert!(
+        exposed.is_empty(),
+        "readable by others while written: {exposed:?}"
+    );
+    assert_eq!(mode_of(&fx.root.join("private.txt")), 0o600);
+    assert_eq!(mode_of(&fx.root.join("fresh0.txt")), 0o600);
 }
