@@ -1,10 +1,12 @@
-//! `cargo xtask`: project automation for oy (lint and the tidy checks).
+//! `cargo xtask`: project automation for oy (lint, the tidy checks, codegen, benchmarks).
 #![allow(
     clippy::print_stdout,
     clippy::print_stderr,
     reason = "xtask is a command-line program: printing is its job"
 )]
 
+mod bench;
+mod codegen;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -20,6 +22,16 @@ commands:
            cargo deny (bans, licenses, sources) when cargo-deny is installed
   tidy     only the tidy checks: //! headers, the crate dependency table in
            docs/architecture.md, no todo!/unimplemented!/dbg! in shipped code
+  codegen [--check]
+           regenerate docs/tools.md from the tool registry (or, with
+           --check, fail when it is stale)
+  bench [-- DIVAN_ARGS]
+           cargo bench -p oy-tools --bench search (search and list through
+           the registry on a generated ~30,000-file tree under the temp dir),
+           then, when rg is on PATH, times oy-tools' search_tree example
+           against rg / rg --files on the same tree (median of 7 runs) and
+           prints `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and
+           skips the comparison
 ";
 
 fn main() -> ExitCode {
@@ -27,6 +39,11 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("lint") => lint(),
         Some("tidy") => tidy_only(),
+        Some("codegen") => codegen::codegen(args.get(1).is_some_and(|arg| arg == "--check")),
+        Some("bench") => {
+            let rest = args.get(1..).unwrap_or_default();
+            bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
+        }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())

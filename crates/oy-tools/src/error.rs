@@ -133,10 +133,10 @@ fn boundary_recovery(error: &BoundaryError) -> String {
             "this tool handles UTF-8 text only; inspect the file another way".to_owned()
         }
         BoundaryError::AlreadyExists { .. } => {
-            "choose another destination, or set `overwrite` to true".to_owned()
+            "the destination exists: choose another path, or replace it deliberately (`move` has `overwrite`)".to_owned()
         }
         BoundaryError::DirectoryNotEmpty { .. } => {
-            "set `recursive` to true to remove the directory and its contents".to_owned()
+            "the directory is not empty: `remove` with `recursive: true` deletes it with its contents".to_owned()
         }
         BoundaryError::RootProtected { .. } => {
             "act on a path below the workspace root, never the root itself".to_owned()

@@ -71,6 +71,14 @@ pub fn limit(text: &str, limit: Limit) -> Limited<'_> {
     let tail_lines = limit.max_lines.saturating_sub(head_lines);
     let head_end = head_cut(text, head_bytes, head_lines);
     let tail_start = tail_cut(text, tail_bytes, tail_lines).max(head_end);
+    if head_end >= tail_start {
+        // Head and tail meet: the budget rounds up to the whole text.
+        return Limited {
+            text: Cow::Borrowed(text),
+            omitted_lines: 0,
+            omitted_bytes: 0,
+        };
+    }
     let omitted = &text[head_end..tail_start];
     let omitted_lines = count_lines(omitted).max(usize::from(!omitted.is_empty()));
     let mut out = String::with_capacity(head_end + (text.len() - tail_start) + 64);
@@ -108,6 +116,9 @@ fn head_cut(text: &str, max_bytes: usize, max_lines: usize) -> usize {
     }
     match text[..end].rfind('\n') {
         Some(newline) if end < text.len() && newline + 1 < end => newline + 1,
+        // A head that stops right before a newline takes it, so a cut
+        // mid-line is the only case where the marker line adds one.
+        _ if text.as_bytes().get(end) == Some(&b'\n') => end + 1,
         _ => end,
     }
 }

@@ -53,21 +53,56 @@ impl ToolSpec {
         Self {
             name,
             description,
-            parameters: compact_schema(schemars::schema_for!(Args).to_value()),
+            parameters: compact_schema(
+                schemars::generate::SchemaSettings::draft2020_12()
+                    .with(|settings| settings.inline_subschemas = true)
+                    .into_generator()
+                    .into_root_schema_for::<Args>()
+                    .to_value(),
+            ),
             effect,
         }
     }
 }
 
+impl ToolSpec {
+    /// The one required string argument, when the tool has exactly one
+    /// (`patch` → `patch`): lets a frontend accept raw text for it.
+    pub fn sole_string_field(&self) -> Option<&str> {
+        let required = self.parameters.get("required")?.as_array()?;
+        let [name] = required.as_slice() else {
+            return None;
+        };
+        let name = name.as_str()?;
+        let kind = self.parameters.get("properties")?.get(name)?.get("type")?;
+        (kind == "string").then_some(name)
+    }
+}
+
 /// Drops the parts of a generated schema that cost bytes and tell the model
-/// nothing (`$schema`, titles, `format` on integers), keeping descriptions,
-/// types, defaults, enums and `additionalProperties: false`.
+/// nothing (`$schema`, titles, the struct's own doc, `format`/`minimum: 0`
+/// on integers, `null` in optional fields' types and `default: null`),
+/// keeping descriptions, types, defaults, enums and
+/// `additionalProperties: false`.
 fn compact_schema(mut schema: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {
                 map.remove("$schema");
                 map.remove("title");
+                if map.get("default") == Some(&Value::Null) {
+                    map.remove("default");
+                }
+                if let Some(Value::Array(types)) = map.get("type") {
+                    let non_null: Vec<Value> = types
+                        .iter()
+                        .filter(|kind| *kind != "null")
+                        .cloned()
+                        .collect();
+                    if let [only] = non_null.as_slice() {
+                        map.insert("type".to_owned(), only.clone());
+                    }
+                }
                 if map.get("type").and_then(Value::as_str) == Some("integer") {
                     map.remove("format");
                     if map.get("minimum") == Some(&Value::from(0)) {
@@ -79,6 +114,9 @@ fn compact_schema(mut schema: Value) -> Value {
             Value::Array(items) => items.iter_mut().for_each(walk),
             _ => {}
         }
+    }
+    if let Value::Object(map) = &mut schema {
+        map.remove("description");
     }
     walk(&mut schema);
     schema

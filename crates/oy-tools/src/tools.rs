@@ -4,9 +4,11 @@
 mod ask;
 mod list;
 mod move_path;
+mod patch;
 mod read;
 mod remove;
 mod replace;
+mod search;
 mod sloc;
 mod todo;
 mod write;
@@ -14,9 +16,11 @@ mod write;
 pub use ask::AskTool;
 pub use list::ListTool;
 pub use move_path::MoveTool;
+pub use patch::PatchTool;
 pub use read::ReadTool;
 pub use remove::RemoveTool;
 pub use replace::ReplaceTool;
+pub use search::SearchTool;
 pub use sloc::SlocTool;
 pub use todo::TodoTool;
 pub use write::WriteTool;
@@ -29,9 +33,11 @@ pub fn default_registry() -> Registry {
     let tools: Vec<Box<dyn Tool>> = vec![
         Box::new(ListTool::new()),
         Box::new(ReadTool::new()),
+        Box::new(SearchTool::new()),
         Box::new(SlocTool::new()),
         Box::new(WriteTool::new()),
         Box::new(ReplaceTool::new()),
+        Box::new(PatchTool::new()),
         Box::new(MoveTool::new()),
         Box::new(RemoveTool::new()),
         Box::new(TodoTool::new()),

@@ -88,7 +88,6 @@ impl Tool for ListTool {
         let mut options = WalkOptions::new(start.clone());
         options.max_depth = depth;
         options.max_entries = Some(MAX_WALKED);
-        options.detect_executables = true;
         let walk = ws.walk(&options)?;
         let prefix_len = if start.is_root() {
             0
@@ -116,7 +115,14 @@ impl Tool for ListTool {
             out.push_str(match entry.kind {
                 FileKind::Directory => "/",
                 FileKind::Symlink => "@",
-                FileKind::File if entry.executable => "*",
+                // Only the shown page pays a stat for the executable bit.
+                FileKind::File
+                    if ws
+                        .symlink_metadata(&entry.path)
+                        .is_ok_and(|meta| meta.is_executable()) =>
+                {
+                    "*"
+                }
                 _ => "",
             });
             out.push('\n');

@@ -3,7 +3,7 @@
 
 use oy_boundary::{BoundaryError, LineWindow, WorkspacePath};
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::args::parse_args;
@@ -21,7 +21,7 @@ const MAX_OUTPUT_BYTES: usize = 60 * 1024;
 /// Files up to this size get a digest for `replace`; larger ones cannot be replaced in.
 pub(crate) const EDITABLE_BYTES: u64 = 8 * 1024 * 1024;
 
-#[derive(Debug, Clone, Copy, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, Deserialize, Serialize, JsonSchema, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 enum ReadMode {
     #[default]

@@ -75,13 +75,14 @@ impl Tool for ReplaceTool {
                 "copy the exact text to replace from a `read` of the file",
             ));
         }
+        // Boundary errors (escapes, missing files) come before the read lock.
+        let bytes = ws.read_bytes(&path, EDITABLE_BYTES)?;
         let Some(seen) = call.ctx().state().seen(&shown).map(str::to_owned) else {
             return Err(ToolError::failed(
                 format!("{shown} has not been read in this session"),
                 format!("read {shown} first, then retry the replace with text copied from it"),
             ));
         };
-        let bytes = ws.read_bytes(&path, EDITABLE_BYTES)?;
         if content_digest(&bytes) != seen {
             return Err(ToolError::failed(
                 format!("{shown} changed since it was last read"),

@@ -11,4 +11,10 @@
 
 mod support;
 
+mod tools_files;
+mod tools_limit;
+mod tools_patch;
+mod tools_policy;
+mod tools_search;
 mod tools_smoke;
+mod tools_snapshots;

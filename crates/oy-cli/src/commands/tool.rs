@@ -1,0 +1,106 @@
+//! `oy tool NAME [ARGS_JSON|-]`: one tool call through the same registry,
+//! policy, boundary and limiter the model uses.
+
+use std::io::{Read, Write};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use oy_boundary::Workspace;
+use oy_tools::{ToolContext, ToolOutput, default_registry};
+use serde_json::json;
+
+use crate::approver::TerminalPrompt;
+use crate::cli::ToolArgs;
+use crate::config::Config;
+use crate::exit::{Exit, UsageError};
+use crate::state_store::StateStore;
+
+pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
+    let registry = default_registry();
+    let raw = raw_arguments(&registry, args)?;
+    let workspace = Workspace::open(&config.root)
+        .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
+    let store = match &args.session {
+        Some(name) => {
+            let data_dir = config.data_dir.as_deref().ok_or_else(|| {
+                UsageError::new("--session needs a data directory: set XDG_DATA_HOME or HOME")
+            })?;
+            Some(StateStore::open(data_dir, name)?)
+        }
+        None => None,
+    };
+    let mut ctx = ToolContext::new(Arc::new(workspace), config.policy);
+    if config.policy.interactive {
+        let prompt = Arc::new(TerminalPrompt);
+        ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);
+    }
+    if let Some(store) = &store {
+        ctx = ctx.with_state(store.load()?);
+    }
+    let output = match registry.invoke_raw_checked(&ctx, &args.name, &raw) {
+        Ok(output) => output,
+        Err(error) if error.is_usage() => {
+            if args.json {
+                print_json(&ToolOutput::error(&error), Some(error.to_string()))?;
+            }
+            return Err(UsageError::new(format!("{error}\nhint: {}", error.recovery())).into());
+        }
+        Err(error) => ToolOutput::error(&error),
+    };
+    if let Some(store) = &store {
+        store.save(&ctx.snapshot_state())?;
+    }
+    if args.json {
+        let error = (!output.ok).then(|| first_line(&output.text));
+        print_json(&output, error)?;
+    } else {
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(output.text.as_bytes())?;
+        if !output.text.ends_with('\n') {
+            stdout.write_all(b"\n")?;
+        }
+    }
+    Ok(if output.ok { Exit::Ok } else { Exit::Failed })
+}
+
+/// The arguments as JSON text. `-` reads stdin; for a tool with a single
+/// string argument (`patch`), stdin that is not a JSON object is taken as
+/// that argument's raw text.
+fn raw_arguments(registry: &oy_tools::Registry, args: &ToolArgs) -> Result<String> {
+    match args.args.as_deref() {
+        None => Ok("{}".to_owned()),
+        Some("-") => {
+            let mut text = String::new();
+            std::io::stdin()
+                .read_to_string(&mut text)
+                .context("cannot read arguments from stdin")?;
+            if text.trim_start().starts_with('{') {
+                return Ok(text);
+            }
+            let field = registry
+                .get(&args.name)
+                .and_then(|tool| tool.spec().sole_string_field().map(str::to_owned));
+            match field {
+                Some(field) => Ok(json!({ field: text }).to_string()),
+                None => Ok(text),
+            }
+        }
+        Some(text) => Ok(text.to_owned()),
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_owned()
+}
+
+fn print_json(output: &ToolOutput, error: Option<String>) -> Result<()> {
+    let value = json!({
+        "ok": output.ok,
+        "output": output.text,
+        "truncated": output.truncated,
+        "error": error,
+    });
+    let mut stdout = std::io::stdout().lock();
+    writeln!(stdout, "{value}")?;
+    Ok(())
+}

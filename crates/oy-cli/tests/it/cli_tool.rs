@@ -1,0 +1,197 @@
+//! `oy tool`: one call through the same registry, policy and boundary the
+//! model uses, with the exit codes and JSON shape of DESIGN §1.
+
+use serde_json::Value;
+
+use crate::support::Oy;
+
+#[test]
+fn read_prints_the_model_visible_text() {
+    let oy = Oy::new();
+    oy.file("README.md", "# Demo\n");
+    let out = oy.run(&["tool", "read", r#"{"path":"README.md"}"#]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "1\t# Demo\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn writes_are_denied_without_a_terminal_in_default_mode() {
+    let oy = Oy::new();
+    let out = oy.run(&["tool", "write", r#"{"path":"a.txt","content":"x"}"#]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.starts_with("TOOL_ERROR: write denied"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("--mode accept-edits"), "{}", out.stdout);
+    assert!(!oy.root.join("a.txt").exists());
+}
+
+#[test]
+fn edit_mode_allows_writes_and_oy_root_selects_the_workspace() {
+    let oy = Oy::new();
+    let out = oy
+        .command()
+        .current_dir(oy.root.parent().unwrap())
+        .env("OY_ROOT", &oy.root)
+        .args([
+            "tool",
+            "write",
+            r#"{"path":"a.txt","content":"hi\n"}"#,
+            "--mode",
+            "edit",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(oy.read("a.txt"), "hi\n");
+}
+
+#[test]
+fn escapes_are_tool_errors_and_change_nothing() {
+    let oy = Oy::new();
+    for args in [
+        r#"{"path":"../outside/secret.txt"}"#,
+        r#"{"path":"/etc/passwd"}"#,
+    ] {
+        let out = oy.run(&["tool", "read", args]);
+        assert_eq!(out.code, 1);
+        assert!(out.stdout.starts_with("TOOL_ERROR: "), "{}", out.stdout);
+        assert!(!out.stdout.contains("OUTSIDE-SECRET"));
+    }
+    let out = oy.run(&[
+        "tool",
+        "write",
+        r#"{"path":"../outside/secret.txt","content":"pwned"}"#,
+        "--mode",
+        "auto",
+    ]);
+    assert_eq!(out.code, 1);
+    let secret = std::fs::read_to_string(oy.root.parent().unwrap().join("outside/secret.txt"));
+    assert_eq!(secret.unwrap(), "OUTSIDE-SECRET\n");
+}
+
+#[test]
+fn usage_errors_exit_2_with_a_hint() {
+    let oy = Oy::new();
+    let out = oy.run(&["tool", "nope"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("unknown tool `nope`"), "{}", out.stderr);
+    assert!(
+        out.stderr
+            .contains("hint: call one of the available tools: list, read"),
+        "{}",
+        out.stderr
+    );
+    let out = oy.run(&["tool", "read", "{not json"]);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("not valid JSON"), "{}", out.stderr);
+}
+
+#[test]
+fn json_flag_prints_ok_output_truncated_error() {
+    let oy = Oy::new();
+    oy.file("a.txt", "x\n");
+    let ok: Value = serde_json::from_str(
+        &oy.run(&["tool", "read", r#"{"path":"a.txt"}"#, "--json"])
+            .stdout,
+    )
+    .unwrap();
+    assert_eq!(
+        ok,
+        serde_json::json!({"ok": true, "output": "1\tx\n", "truncated": false, "error": null})
+    );
+    let out = oy.run(&["tool", "read", r#"{"path":"b.txt"}"#, "--json"]);
+    assert_eq!(out.code, 1);
+    let failed: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(failed["ok"], false);
+    assert_eq!(failed["error"], "TOOL_ERROR: b.txt does not exist");
+    let out = oy.run(&["tool", "nope", "--json"]);
+    assert_eq!(out.code, 2);
+    let usage: Value = serde_json::from_str(&out.stdout).unwrap();
+    assert_eq!(usage["ok"], false);
+}
+
+#[test]
+fn arguments_can_come_from_stdin() {
+    let oy = Oy::new();
+    oy.file("a.txt", "x\n");
+    let out = oy.run_with_stdin(&["tool", "read", "-"], Some(r#"{"path":"a.txt"}"#));
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "1\tx\n"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn session_keeps_the_read_record_across_processes() {
+    let oy = Oy::new();
+    oy.file("f.txt", "alpha\n");
+    let replace = r#"{"path":"f.txt","old":"alpha","new":"beta"}"#;
+    // Without a session each call is fresh: the read is forgotten.
+    oy.run(&["tool", "read", r#"{"path":"f.txt"}"#]);
+    let out = oy.run(&["tool", "replace", replace, "--mode", "edit"]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.contains("has not been read"), "{}", out.stdout);
+    // With one, the record survives between processes...
+    oy.run(&["tool", "read", r#"{"path":"f.txt"}"#, "--session", "s1"]);
+    let out = oy.run(&[
+        "tool",
+        "replace",
+        replace,
+        "--mode",
+        "edit",
+        "--session",
+        "s1",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stdout);
+    assert_eq!(oy.read("f.txt"), "beta\n");
+    // ...and a file changed behind its back is refused.
+    oy.file("f.txt", "beta gamma\n");
+    let out = oy.run(&[
+        "tool",
+        "replace",
+        r#"{"path":"f.txt","old":"beta","new":"delta"}"#,
+        "--mode",
+        "edit",
+        "--session",
+        "s1",
+    ]);
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("changed since it was last read"),
+        "{}",
+        out.stdout
+    );
+    use std::os::unix::fs::PermissionsExt;
+    let session = oy.data.join("oy/tool-sessions/s1.json");
+    let mode = std::fs::metadata(&session).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600);
+}
+
+#[test]
+fn session_todos_persist_and_bad_session_names_are_usage_errors() {
+    let oy = Oy::new();
+    let set = r#"{"items":[{"text":"ship it","status":"in_progress"}]}"#;
+    assert_eq!(oy.run(&["tool", "todo", set, "--session", "t"]).code, 0);
+    let out = oy.run(&["tool", "todo", "{}", "--session", "t"]);
+    assert_eq!(out.stdout, "- [~] 1. ship it\n");
+    let out = oy.run(&["tool", "todo", "{}", "--session", "../escape"]);
+    assert_eq!(out.code, 2);
+    assert!(
+        out.stderr.contains("invalid session name"),
+        "{}",
+        out.stderr
+    );
+}

@@ -1,0 +1,15 @@
+//! End-to-end tests of the real `oy` binary: one binary, a module per command.
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::disallowed_methods,
+    missing_docs,
+    unreachable_pub,
+    dead_code,
+    reason = "tests build fixtures with std::fs and fail loudly"
+)]
+
+mod support;
+
+mod cli_tool;
+mod cli_tools;

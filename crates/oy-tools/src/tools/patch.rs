@@ -1,0 +1,432 @@
+//! `patch`: apply a unified diff or a `*** Begin Patch` envelope to one or
+//! more files — every path and hunk checked first, then one approval, then
+//! all changes land or none do.
+
+mod apply;
+mod commit;
+mod parse;
+
+use std::collections::HashSet;
+
+use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::Value;
+
+use self::apply::{Applied, Doc};
+use self::commit::Step;
+use self::parse::{Action, FilePatch, HunkLine};
+use crate::approval::Preview;
+use crate::args::parse_args;
+use crate::context::Invocation;
+use crate::diff::unified_diff;
+use crate::error::ToolError;
+use crate::output::{ChangeSummary, ToolOutput};
+use crate::registry::Tool;
+use crate::spec::{Effect, ToolSpec};
+use crate::tools::read::EDITABLE_BYTES;
+
+/// Files named in the approval summary before "and N more".
+const SUMMARY_FILES: usize = 5;
+
+/// Arguments of `patch`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+struct PatchArgs {
+    /// A unified diff, or a `*** Begin Patch` ... `*** End Patch` envelope.
+    patch: String,
+}
+
+/// The `patch` tool.
+pub struct PatchTool {
+    spec: ToolSpec,
+}
+
+impl PatchTool {
+    /// Builds the tool.
+    pub fn new() -> Self {
+        Self {
+            spec: ToolSpec::new::<PatchArgs>(
+                "patch",
+                "Apply a unified diff or a *** Begin Patch envelope (Add/Update/Delete/Move). All hunks must match exactly; all-or-nothing.",
+                Effect::WorkspaceWrite,
+            ),
+        }
+    }
+}
+
+impl Default for PatchTool {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Tool for PatchTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn example(&self) -> &'static str {
+        r#"{"patch":"*** Begin Patch\n*** Update File: src/lib.rs\n@@\n-fn old_name() {}\n+fn new_name() {}\n*** End Patch\n"}"#
+    }
+
+    fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError> {
+        let args: PatchArgs = parse_args("patch", args, self.example())?;
+        let ws = call.workspace();
+        let files = parse::parse(&args.patch)?;
+        let plans = files
+            .iter()
+            .map(|file| plan(ws, file))
+            .collect::<Result<Vec<_>, _>>()?;
+        check_distinct(&plans)?;
+        call.authorize(Effect::WorkspaceWrite, summary(&plans), || {
+            Preview::Diff(plans.iter().map(Plan::diff).collect())
+        })?;
+        let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
+        let bytes_written = commit::commit(ws, &steps)?;
+        remember(call, &plans);
+        let mut text = format!("patched {} file(s):\n", plans.len());
+        for plan in &plans {
+            text.push_str(&plan.report());
+            text.push('\n');
+        }
+        Ok(ToolOutput::changed(
+            text,
+            ChangeSummary {
+                files: plans.iter().flat_map(Plan::touched).collect(),
+                bytes_written,
+            },
+        ))
+    }
+}
+
+/// One file section, checked and computed, ready to commit.
+struct Plan {
+    step: Step,
+    /// Text before and after, for the approval diff (`None` = no file).
+    old_text: Option<String>,
+    new_text: Option<String>,
+    stats: Stats,
+}
+
+/// Line counts of one file's change.
+struct Stats {
+    added: usize,
+    removed: usize,
+    /// Hunks that matched only ignoring trailing whitespace.
+    lenient: Vec<usize>,
+}
+
+impl Stats {
+    fn of(applied: &Applied) -> Self {
+        Self {
+            added: applied.added,
+            removed: applied.removed,
+            lenient: applied.lenient.clone(),
+        }
+    }
+}
+
+impl Plan {
+    fn paths(&self) -> Vec<&WorkspacePath> {
+        match &self.step {
+            Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
+                vec![path]
+            }
+            Step::Move { from, to, .. } => vec![from, to],
+        }
+    }
+
+    fn touched(&self) -> Vec<String> {
+        self.paths()
+            .into_iter()
+            .map(WorkspacePath::to_text)
+            .collect()
+    }
+
+    fn diff(&self) -> String {
+        let (old, new) = (self.old_text.as_deref(), self.new_text.as_deref());
+        match &self.step {
+            Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
+                unified_diff(&path.to_text(), old, new)
+            }
+            Step::Move { from, to, .. } => {
+                format!(
+                    "rename {from} -> {to}\n{}",
+                    unified_diff(&to.to_text(), old, new)
+                )
+            }
+        }
+    }
+
+    fn short(&self) -> String {
+        let counts = format!("+{} -{}", self.stats.added, self.stats.removed);
+        match &self.step {
+            Step::Create { path, .. } => format!("add {path} ({counts})"),
+            Step::Replace { path, .. } => format!("update {path} ({counts})"),
+            Step::Move { from, to, .. } => format!("move {from} -> {to} ({counts})"),
+            Step::Delete { path, .. } => format!("delete {path}"),
+        }
+    }
+
+    fn report(&self) -> String {
+        let counts = format!("+{} -{}", self.stats.added, self.stats.removed);
+        let (path, mut notes) = match &self.step {
+            Step::Create { path, .. } => (path, vec!["created".to_owned()]),
+            Step::Replace { path, .. } => (path, Vec::new()),
+            Step::Move { from, to, .. } => (to, vec![format!("moved from {from}")]),
+            Step::Delete { path, .. } => (path, vec!["deleted".to_owned()]),
+        };
+        if !self.stats.lenient.is_empty() {
+            let hunks: Vec<String> = self.stats.lenient.iter().map(ToString::to_string).collect();
+            notes.push(format!(
+                "hunk {} matched only when ignoring trailing whitespace",
+                hunks.join(", ")
+            ));
+        }
+        if notes.is_empty() {
+            format!("{path}: {counts}")
+        } else {
+            format!("{path}: {counts} ({})", notes.join("; "))
+        }
+    }
+}
+
+/// Validates one section against the workspace and computes its result.
+fn plan(ws: &Workspace, file: &FilePatch) -> Result<Plan, ToolError> {
+    let path = resolve(ws, &file.path, &file.header)?;
+    let shown = path.to_text();
+    match file.action {
+        Action::Add => {
+            let has_old_lines = file
+                .hunks
+                .iter()
+                .flat_map(|hunk| &hunk.lines)
+                .any(|line| !matches!(line, HunkLine::Add(_)));
+            if has_old_lines {
+                return Err(ToolError::failed(
+                    format!("`{}` adds {shown} but has ' ' or '-' lines", file.header),
+                    "a new file has only '+' lines; to change an existing file use `*** Update File:` or `--- a/path`",
+                ));
+            }
+            absent(ws, &path, &file.header)?;
+            let applied = apply::apply(&Doc::empty(), &file.hunks, &shown)?;
+            let text = applied.doc.render();
+            Ok(Plan {
+                step: Step::Create {
+                    new_dirs: missing_dirs(ws, &path, &file.header)?,
+                    path,
+                    bytes: text.clone().into_bytes(),
+                },
+                old_text: None,
+                new_text: Some(text),
+                stats: Stats::of(&applied),
+            })
+        }
+        Action::Update => {
+            let (old_bytes, old_text) = read_existing(ws, &path, "update", &file.header)?;
+            let applied = apply::apply(&Doc::parse(&old_text), &file.hunks, &shown)?;
+            let new_text = applied.doc.render();
+            let step = match &file.move_to {
+                None => Step::Replace {
+                    path,
+                    old: old_bytes,
+                    bytes: new_text.clone().into_bytes(),
+                },
+                Some(to) => {
+                    let to = resolve(ws, to, &file.header)?;
+                    absent(ws, &to, &file.header)?;
+                    Step::Move {
+                        new_dirs: missing_dirs(ws, &to, &file.header)?,
+                        from: path,
+                        to,
+                        old: old_bytes,
+                        bytes: (new_text != old_text).then(|| new_text.clone().into_bytes()),
+                    }
+                }
+            };
+            Ok(Plan {
+                step,
+                old_text: Some(old_text),
+                new_text: Some(new_text),
+                stats: Stats::of(&applied),
+            })
+        }
+        Action::Delete => {
+            match ws.symlink_metadata(&path) {
+                Ok(meta) if meta.kind == FileKind::File => {}
+                Ok(meta) => {
+                    return Err(ToolError::failed(
+                        format!(
+                            "cannot delete {shown}: it is a {}, not a regular file",
+                            meta.kind
+                        ),
+                        "patch deletes regular files only; use `remove` for directories and links",
+                    ));
+                }
+                Err(e) => return Err(missing_or(e, &shown, "delete", &file.header)),
+            }
+            let (old_bytes, old_text) = read_existing(ws, &path, "delete", &file.header)?;
+            let doc = Doc::parse(&old_text);
+            let removed = if file.hunks.is_empty() {
+                doc.line_count()
+            } else {
+                let applied = apply::apply(&doc, &file.hunks, &shown)?;
+                let left = applied.doc.line_count();
+                if left > 0 {
+                    return Err(ToolError::failed(
+                        format!(
+                            "`{}` deletes {shown}, but its '-' lines leave {left} line(s) of the file; nothing was changed",
+                            file.header
+                        ),
+                        format!(
+                            "the '-' lines must cover all of {shown}, or use `*** Delete File: {shown}`"
+                        ),
+                    ));
+                }
+                applied.removed
+            };
+            Ok(Plan {
+                step: Step::Delete {
+                    path,
+                    old: old_bytes,
+                },
+                old_text: Some(old_text),
+                new_text: None,
+                stats: Stats {
+                    added: 0,
+                    removed,
+                    lenient: Vec::new(),
+                },
+            })
+        }
+    }
+}
+
+/// A section's path, with the section named if it is refused.
+fn resolve(ws: &Workspace, raw: &str, header: &str) -> Result<WorkspacePath, ToolError> {
+    ws.path(raw).map_err(|e| in_section(e, header))
+}
+
+fn in_section(error: BoundaryError, header: &str) -> ToolError {
+    let message = format!("{error} (in `{header}`); nothing was changed");
+    ToolError::failed(message, ToolError::Boundary(error).recovery())
+}
+
+/// Nothing may exist where a file is added or moved to.
+fn absent(ws: &Workspace, path: &WorkspacePath, header: &str) -> Result<(), ToolError> {
+    match ws.symlink_metadata(path) {
+        Err(BoundaryError::NotFound { .. }) => Ok(()),
+        Err(e) => Err(in_section(e, header)),
+        Ok(meta) => Err(ToolError::failed(
+            format!(
+                "cannot create {path}: a {} already exists there (in `{header}`); nothing was changed",
+                meta.kind
+            ),
+            "to change an existing file use `*** Update File:` or a diff against its current content; or pick another path",
+        )),
+    }
+}
+
+fn missing_or(error: BoundaryError, shown: &str, verb: &str, header: &str) -> ToolError {
+    if error.is_not_found() {
+        ToolError::failed(
+            format!(
+                "cannot {verb} {shown}: it does not exist (in `{header}`); nothing was changed"
+            ),
+            "check the path with `list`; to create a file use `*** Add File:` or `--- /dev/null`",
+        )
+    } else {
+        in_section(error, header)
+    }
+}
+
+/// The current bytes and text of a file the patch changes.
+fn read_existing(
+    ws: &Workspace,
+    path: &WorkspacePath,
+    verb: &str,
+    header: &str,
+) -> Result<(Vec<u8>, String), ToolError> {
+    let shown = path.to_text();
+    let bytes = ws
+        .read_bytes(path, EDITABLE_BYTES)
+        .map_err(|e| missing_or(e, &shown, verb, header))?;
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((text.as_bytes().to_vec(), text)),
+        Err(e) => Err(in_section(
+            BoundaryError::NotUtf8 {
+                path: shown,
+                byte_offset: e.utf8_error().valid_up_to() as u64,
+            },
+            header,
+        )),
+    }
+}
+
+/// Ancestors of `path` that do not exist yet, deepest first, so undoing a
+/// creation can remove the directories it made.
+fn missing_dirs(
+    ws: &Workspace,
+    path: &WorkspacePath,
+    header: &str,
+) -> Result<Vec<WorkspacePath>, ToolError> {
+    let mut dirs = Vec::new();
+    let mut parent = path.as_path().parent();
+    while let Some(dir) = parent.filter(|dir| !dir.as_os_str().is_empty()) {
+        let dir_path = ws.path(dir).map_err(|e| in_section(e, header))?;
+        match ws.symlink_metadata(&dir_path) {
+            Err(BoundaryError::NotFound { .. }) => dirs.push(dir_path),
+            Ok(_) => break,
+            Err(e) => return Err(in_section(e, header)),
+        }
+        parent = dir.parent();
+    }
+    Ok(dirs)
+}
+
+/// Each path may appear in one section only (as source or destination).
+fn check_distinct(plans: &[Plan]) -> Result<(), ToolError> {
+    let mut seen = HashSet::new();
+    for path in plans.iter().flat_map(Plan::paths) {
+        if !seen.insert(path) {
+            return Err(ToolError::failed(
+                format!("{path} appears in more than one file section; nothing was changed"),
+                "put all changes to one file in a single section (one `*** Update File:` or one `---`/`+++` header)",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// One line for the approval prompt.
+fn summary(plans: &[Plan]) -> String {
+    let mut parts: Vec<String> = plans.iter().take(SUMMARY_FILES).map(Plan::short).collect();
+    if plans.len() > SUMMARY_FILES {
+        parts.push(format!("and {} more", plans.len() - SUMMARY_FILES));
+    }
+    format!("patch {} file(s): {}", plans.len(), parts.join(", "))
+}
+
+/// Keeps the session's read records in step with what was written.
+fn remember(call: &Invocation<'_>, plans: &[Plan]) {
+    let mut state = call.ctx().state();
+    for plan in plans {
+        match &plan.step {
+            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
+                state.remember(&path.to_text(), bytes);
+            }
+            Step::Move {
+                from,
+                to,
+                old,
+                bytes,
+                ..
+            } => {
+                state.forget(&from.to_text());
+                state.remember(&to.to_text(), bytes.as_deref().unwrap_or(old));
+            }
+            Step::Delete { path, .. } => state.forget(&path.to_text()),
+        }
+    }
+}

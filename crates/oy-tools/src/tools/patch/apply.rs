@@ -1,0 +1,479 @@
+//! Matching hunks against a file's lines and applying them, as pure
+//! functions: exact context first, then ignoring trailing whitespace; the
+//! file's line endings, BOM and missing final newline are kept.
+
+use super::parse::{Hunk, HunkLine, clip};
+use crate::error::ToolError;
+
+/// Lines of a failed hunk's nearest window shown to the model.
+const MAX_SHOWN_LINES: usize = 12;
+/// Characters of one shown line.
+const MAX_SHOWN_CHARS: usize = 160;
+
+/// How one line ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ending {
+    Lf,
+    CrLf,
+    /// The last line of a file without a final newline.
+    Missing,
+}
+
+impl Ending {
+    fn as_str(self) -> &'static str {
+        match self {
+            Self::Lf => "\n",
+            Self::CrLf => "\r\n",
+            Self::Missing => "",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Line {
+    text: String,
+    ending: Ending,
+}
+
+/// A text file as lines with their own endings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Doc {
+    bom: bool,
+    lines: Vec<Line>,
+    /// What inserted lines end with: the file's most common ending.
+    newline: Ending,
+}
+
+impl Doc {
+    /// An empty file (for added files): `\n` endings.
+    pub(crate) fn empty() -> Self {
+        Self {
+            bom: false,
+            lines: Vec::new(),
+            newline: Ending::Lf,
+        }
+    }
+
+    /// Splits `text`, remembering a BOM and each line's ending.
+    pub(crate) fn parse(text: &str) -> Self {
+        let (bom, mut rest) = match text.strip_prefix('\u{feff}') {
+            Some(rest) => (true, rest),
+            None => (false, text),
+        };
+        let mut lines = Vec::new();
+        while !rest.is_empty() {
+            let Some((line, tail)) = rest.split_once('\n') else {
+                lines.push(Line {
+                    text: rest.to_owned(),
+                    ending: Ending::Missing,
+                });
+                break;
+            };
+            lines.push(match line.strip_suffix('\r') {
+                Some(text) => Line {
+                    text: text.to_owned(),
+                    ending: Ending::CrLf,
+                },
+                None => Line {
+                    text: line.to_owned(),
+                    ending: Ending::Lf,
+                },
+            });
+            rest = tail;
+        }
+        let crlf = lines.iter().filter(|l| l.ending == Ending::CrLf).count();
+        let lf = lines.iter().filter(|l| l.ending == Ending::Lf).count();
+        let newline = if crlf > lf { Ending::CrLf } else { Ending::Lf };
+        Self {
+            bom,
+            lines,
+            newline,
+        }
+    }
+
+    /// The file's text again.
+    pub(crate) fn render(&self) -> String {
+        let mut out = String::new();
+        if self.bom {
+            out.push('\u{feff}');
+        }
+        for line in &self.lines {
+            out.push_str(&line.text);
+            out.push_str(line.ending.as_str());
+        }
+        out
+    }
+
+    /// Number of lines.
+    pub(crate) fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+}
+
+/// How a hunk's old side was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tier {
+    Exact,
+    IgnoringTrailingWhitespace,
+}
+
+impl Tier {
+    fn same(self, file: &str, hunk: &str) -> bool {
+        match self {
+            Self::Exact => file == hunk,
+            Self::IgnoringTrailingWhitespace => file.trim_end() == hunk.trim_end(),
+        }
+    }
+}
+
+/// A successful application.
+#[derive(Debug)]
+pub(crate) struct Applied {
+    /// The new text.
+    pub(crate) doc: Doc,
+    /// `+` lines.
+    pub(crate) added: usize,
+    /// `-` lines.
+    pub(crate) removed: usize,
+    /// Ordinals of hunks that matched only ignoring trailing whitespace.
+    pub(crate) lenient: Vec<usize>,
+}
+
+/// Applies `hunks` (in file order, not overlapping) to `doc`. Every hunk
+/// is located in the original text before anything is assembled.
+pub(crate) fn apply(doc: &Doc, hunks: &[Hunk], path: &str) -> Result<Applied, ToolError> {
+    let mut placed = Vec::with_capacity(hunks.len());
+    let mut lenient = Vec::new();
+    let mut from = 0;
+    for hunk in hunks {
+        let old = old_side(doc, hunk);
+        let (at, tier) = locate(doc, hunk, &old, from).map_err(|miss| miss.error(path))?;
+        if tier == Tier::IgnoringTrailingWhitespace {
+            lenient.push(hunk.ordinal);
+        }
+        from = at + old.len();
+        placed.push((at, hunk));
+    }
+    let mut lines: Vec<Line> = Vec::with_capacity(doc.lines.len());
+    let (mut added, mut removed, mut cursor) = (0, 0, 0);
+    for (at, hunk) in placed {
+        lines.extend_from_slice(doc.lines.get(cursor..at).unwrap_or_default());
+        cursor = at;
+        for line in &hunk.lines {
+            match line {
+                HunkLine::Context(_) => {
+                    // The file's own line: keeps its ending and whitespace.
+                    lines.extend(doc.lines.get(cursor).cloned());
+                    cursor += 1;
+                }
+                HunkLine::Remove(_) => {
+                    removed += 1;
+                    cursor += 1;
+                }
+                HunkLine::Add(text) => {
+                    added += 1;
+                    lines.push(Line {
+                        text: without_bom(doc, text).to_owned(),
+                        ending: doc.newline,
+                    });
+                }
+            }
+        }
+    }
+    lines.extend_from_slice(doc.lines.get(cursor..).unwrap_or_default());
+    let mut final_newline = doc.lines.last().is_none_or(|l| l.ending != Ending::Missing);
+    for hunk in hunks {
+        if hunk.new_missing_newline {
+            final_newline = false;
+        } else if hunk.old_missing_newline {
+            final_newline = true;
+        }
+    }
+    for line in &mut lines {
+        if line.ending == Ending::Missing {
+            line.ending = doc.newline;
+        }
+    }
+    if !final_newline && let Some(last) = lines.last_mut() {
+        last.ending = Ending::Missing;
+    }
+    Ok(Applied {
+        doc: Doc {
+            bom: doc.bom,
+            lines,
+            newline: doc.newline,
+        },
+        added,
+        removed,
+        lenient,
+    })
+}
+
+/// The ' ' and '-' lines: what must be in the file.
+fn old_side<'h>(doc: &Doc, hunk: &'h Hunk) -> Vec<&'h str> {
+    hunk.lines
+        .iter()
+        .filter_map(|line| match line {
+            HunkLine::Context(text) | HunkLine::Remove(text) => Some(without_bom(doc, text)),
+            HunkLine::Add(_) => None,
+        })
+        .collect()
+}
+
+/// A diff made from a file with a BOM carries it on its first line.
+fn without_bom<'t>(doc: &Doc, text: &'t str) -> &'t str {
+    if doc.bom {
+        text.strip_prefix('\u{feff}').unwrap_or(text)
+    } else {
+        text
+    }
+}
+
+fn matches_at(doc: &Doc, at: usize, old: &[&str], tier: Tier) -> bool {
+    doc.lines
+        .get(at..at + old.len())
+        .is_some_and(|window| window.iter().zip(old).all(|(l, h)| tier.same(&l.text, h)))
+}
+
+/// Where the old side of `hunk` starts, at or after line `from`.
+fn locate(doc: &Doc, hunk: &Hunk, old: &[&str], from: usize) -> Result<(usize, Tier), Miss> {
+    let n = doc.lines.len();
+    let mut start = from;
+    for anchor in &hunk.anchors {
+        let find = |same: &dyn Fn(&str) -> bool| {
+            (start..n).find(|&i| doc.lines.get(i).is_some_and(|l| same(&l.text)))
+        };
+        let found = find(&|line| line == anchor).or_else(|| find(&|line| line.trim() == anchor));
+        match found {
+            Some(at) => start = at + 1,
+            None => return Err(Miss::new(hunk, Problem::Anchor(anchor.clone(), start))),
+        }
+    }
+    let m = old.len();
+    if m == 0 {
+        let at = if hunk.at_eof {
+            n
+        } else if let Some(hint) = hunk.hint {
+            hint.clamp(start.min(n), n)
+        } else if hunk.anchors.is_empty() {
+            n
+        } else {
+            start.min(n)
+        };
+        return Ok((at, Tier::Exact));
+    }
+    let last_start = n.checked_sub(m);
+    let candidates = |tier: Tier, lo: usize| -> Vec<usize> {
+        let Some(last) = last_start else {
+            return Vec::new();
+        };
+        let range = if hunk.at_eof { last..=last } else { lo..=last };
+        range
+            .filter(|&at| at >= lo && matches_at(doc, at, old, tier))
+            .collect()
+    };
+    for tier in [Tier::Exact, Tier::IgnoringTrailingWhitespace] {
+        let found = candidates(tier, start);
+        let best = match hunk.hint {
+            Some(hint) => found.iter().copied().min_by_key(|&at| at.abs_diff(hint)),
+            None => found.first().copied(),
+        };
+        if let Some(at) = best {
+            return Ok((at, tier));
+        }
+    }
+    // Why not: out of order, not at the end, or simply different.
+    let anywhere =
+        |tier| last_start.and_then(|last| (0..=last).find(|&at| matches_at(doc, at, old, tier)));
+    let elsewhere = anywhere(Tier::Exact).or_else(|| anywhere(Tier::IgnoringTrailingWhitespace));
+    let problem = match elsewhere {
+        Some(at) if at < start => Problem::BeforePrevious { at, start },
+        Some(at) if hunk.at_eof => Problem::NotAtEnd { at },
+        _ => Problem::Differs(nearest(doc, old, hunk.hint.unwrap_or(start)).map(Box::new)),
+    };
+    Err(Miss::new(hunk, problem))
+}
+
+/// The window of the file most like the hunk's old side.
+#[derive(Debug)]
+struct Window {
+    at: usize,
+    score: usize,
+    /// `(line number, marker, text)` for the shown lines.
+    shown: Vec<(usize, char, String)>,
+    /// The first line that differs: number, file text, hunk text.
+    first_difference: Option<(usize, String, String)>,
+    old_len: usize,
+    file_len: usize,
+}
+
+fn nearest(doc: &Doc, old: &[&str], target: usize) -> Option<Window> {
+    let n = doc.lines.len();
+    let span = old.len().min(n);
+    if span == 0 {
+        return None;
+    }
+    let score = |at: usize| -> usize {
+        doc.lines
+            .get(at..at + span)
+            .unwrap_or_default()
+            .iter()
+            .zip(old)
+            .filter(|(l, h)| l.text.trim() == h.trim())
+            .count()
+    };
+    let at = (0..=n - span).max_by(|&a, &b| {
+        score(a)
+            .cmp(&score(b))
+            .then_with(|| b.abs_diff(target).cmp(&a.abs_diff(target)))
+    })?;
+    let window = doc.lines.get(at..at + span).unwrap_or_default();
+    let marks: Vec<(usize, char, String, &str)> = window
+        .iter()
+        .zip(old)
+        .enumerate()
+        .map(|(i, (line, hunk))| {
+            let mark = if line.text == *hunk {
+                ' '
+            } else if line.text.trim() == hunk.trim() {
+                '~'
+            } else {
+                '!'
+            };
+            (at + i + 1, mark, line.text.clone(), *hunk)
+        })
+        .collect();
+    let first = marks.iter().position(|(_, mark, _, _)| *mark != ' ');
+    let first_difference = first
+        .and_then(|i| marks.get(i))
+        .map(|(no, _, file, hunk)| (*no, file.clone(), (*hunk).to_owned()));
+    let skip = first
+        .map_or(0, |i| i.saturating_sub(3))
+        .min(marks.len().saturating_sub(MAX_SHOWN_LINES));
+    let shown = marks
+        .into_iter()
+        .skip(skip)
+        .take(MAX_SHOWN_LINES)
+        .map(|(no, mark, text, _)| (no, mark, text))
+        .collect();
+    Some(Window {
+        at,
+        score: score(at),
+        shown,
+        first_difference,
+        old_len: old.len(),
+        file_len: n,
+    })
+}
+
+#[derive(Debug)]
+enum Problem {
+    Anchor(String, usize),
+    BeforePrevious { at: usize, start: usize },
+    NotAtEnd { at: usize },
+    Differs(Option<Box<Window>>),
+}
+
+/// A hunk that could not be placed, and why.
+#[derive(Debug)]
+struct Miss {
+    ordinal: usize,
+    label: String,
+    problem: Problem,
+}
+
+impl Miss {
+    fn new(hunk: &Hunk, problem: Problem) -> Self {
+        Self {
+            ordinal: hunk.ordinal,
+            label: hunk.label.clone(),
+            problem,
+        }
+    }
+
+    fn error(self, path: &str) -> ToolError {
+        let head = format!(
+            "hunk {} (`{}`) of {path} does not match the file; nothing was changed",
+            self.ordinal, self.label
+        );
+        let reread = format!(
+            "read {path} again and resend the whole patch with every ' ' and '-' line copied exactly from it"
+        );
+        match self.problem {
+            Problem::Anchor(anchor, start) => ToolError::failed(
+                format!(
+                    "{head}: its `@@ {}` line was not found in {path}{}",
+                    clip(&anchor, 80),
+                    if start == 0 {
+                        String::new()
+                    } else {
+                        format!(" after line {start}")
+                    }
+                ),
+                format!(
+                    "put a line that exists in {path} after `@@` (or use a bare `@@`); {reread}"
+                ),
+            ),
+            Problem::BeforePrevious { at, start } => ToolError::failed(
+                format!(
+                    "{head}: it matches only at line {}, before the end of the previous hunk (line {start})",
+                    at + 1
+                ),
+                "put hunks in file order without overlaps, or merge overlapping hunks into one",
+            ),
+            Problem::NotAtEnd { at } => ToolError::failed(
+                format!(
+                    "{head}: it must end at the end of the file (`*** End of File` or a `\\ No newline` marker) but matches at line {}",
+                    at + 1
+                ),
+                format!(
+                    "drop the end-of-file marker or extend the hunk to the last line; {reread}"
+                ),
+            ),
+            Problem::Differs(None) => ToolError::failed(
+                format!("{head}: {path} is empty"),
+                format!("{path} is empty: send only '+' lines for it, with no context"),
+            ),
+            Problem::Differs(Some(window)) => {
+                ToolError::failed(format!("{head}\n{}", describe(&window, path)), reread)
+            }
+        }
+    }
+}
+
+fn describe(window: &Window, path: &str) -> String {
+    let span = window.old_len.min(window.file_len);
+    let mut out = format!(
+        "nearest lines in {path} ({} of {} hunk lines match ignoring whitespace; `!` differs, `~` differs in whitespace):\n",
+        window.score, window.old_len
+    );
+    if window.old_len > window.file_len {
+        out.push_str(&format!(
+            "(the hunk needs {} old lines; the file has only {})\n",
+            window.old_len, window.file_len
+        ));
+    }
+    let width = (window.at + span).to_string().len();
+    for (no, mark, text) in &window.shown {
+        out.push_str(&format!(
+            "{mark} {no:>width$} | {}\n",
+            clip(text, MAX_SHOWN_CHARS)
+        ));
+    }
+    match &window.first_difference {
+        Some((no, file, hunk)) if file.trim() == hunk.trim() => out.push_str(&format!(
+            "first difference: line {no} differs only in whitespace (file `{}`, hunk `{}`)",
+            clip(file, MAX_SHOWN_CHARS),
+            clip(hunk, MAX_SHOWN_CHARS)
+        )),
+        Some((no, file, hunk)) => out.push_str(&format!(
+            "first difference: line {no} is `{}`, the hunk expects `{}`",
+            clip(file, MAX_SHOWN_CHARS),
+            clip(hunk, MAX_SHOWN_CHARS)
+        )),
+        None => out.push_str(
+            "the lines shown match; the hunk's remaining lines are past the end of the file",
+        ),
+    }
+    out
+}

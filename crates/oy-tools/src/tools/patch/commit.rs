@@ -1,0 +1,181 @@
+//! Landing a validated patch as one unit: each step uses the boundary's
+//! atomic primitives, and when one fails the steps already taken are undone
+//! in reverse (old bytes written back, moves reversed, added files removed,
+//! deleted files recreated), so the whole patch lands or nothing does.
+
+use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
+
+use crate::error::ToolError;
+
+/// One file change, with what is needed to undo it.
+#[derive(Debug)]
+pub(crate) enum Step {
+    /// Create a file that does not exist (nor do `new_dirs`, deepest first).
+    Create {
+        path: WorkspacePath,
+        bytes: Vec<u8>,
+        new_dirs: Vec<WorkspacePath>,
+    },
+    /// Replace a file's content.
+    Replace {
+        path: WorkspacePath,
+        old: Vec<u8>,
+        bytes: Vec<u8>,
+    },
+    /// Rename `from` to `to`, then write `bytes` there when the content changes.
+    Move {
+        from: WorkspacePath,
+        to: WorkspacePath,
+        old: Vec<u8>,
+        bytes: Option<Vec<u8>>,
+        new_dirs: Vec<WorkspacePath>,
+    },
+    /// Remove a regular file.
+    Delete { path: WorkspacePath, old: Vec<u8> },
+}
+
+/// How to take back one completed action.
+enum Undo<'s> {
+    Remove(&'s WorkspacePath),
+    RemoveDirs(&'s [WorkspacePath]),
+    Restore(&'s WorkspacePath, &'s [u8]),
+    RenameBack {
+        from: &'s WorkspacePath,
+        to: &'s WorkspacePath,
+    },
+    Recreate(&'s WorkspacePath, &'s [u8]),
+}
+
+impl Undo<'_> {
+    fn run(&self, ws: &Workspace) -> Result<(), (String, BoundaryError)> {
+        fn named(path: &WorkspacePath) -> impl FnOnce(BoundaryError) -> (String, BoundaryError) {
+            let text = path.to_text();
+            move |e| (text, e)
+        }
+        match self {
+            Self::Remove(path) => ws.remove(path, false).map(drop).map_err(named(path)),
+            Self::RemoveDirs(dirs) => {
+                for dir in *dirs {
+                    // Only directories this patch created, and only if empty.
+                    let is_dir = ws
+                        .symlink_metadata(dir)
+                        .is_ok_and(|meta| meta.kind == FileKind::Directory);
+                    if !is_dir {
+                        continue;
+                    }
+                    match ws.remove(dir, false) {
+                        Ok(_)
+                        | Err(
+                            BoundaryError::NotFound { .. }
+                            | BoundaryError::DirectoryNotEmpty { .. },
+                        ) => {}
+                        Err(e) => return Err(named(dir)(e)),
+                    }
+                }
+                Ok(())
+            }
+            Self::Restore(path, old) => ws.write(path, old).map(drop).map_err(named(path)),
+            Self::RenameBack { from, to } => ws.rename(from, to, false).map_err(named(from)),
+            Self::Recreate(path, old) => ws.create_new(path, old).map(drop).map_err(named(path)),
+        }
+    }
+}
+
+/// Runs `steps` (deletions last, so a failure rarely has a file to
+/// recreate) and returns the bytes written. On failure everything done so
+/// far is undone, and the error says whether that fully worked.
+pub(crate) fn commit(ws: &Workspace, steps: &[&Step]) -> Result<u64, ToolError> {
+    let is_delete = |step: &&&Step| matches!(step, Step::Delete { .. });
+    let ordered = steps
+        .iter()
+        .filter(|step| !is_delete(step))
+        .chain(steps.iter().filter(is_delete));
+    let mut done: Vec<Undo<'_>> = Vec::new();
+    let mut written = 0;
+    for step in ordered {
+        if let Err((what, error)) = run(ws, step, &mut done, &mut written) {
+            return Err(rolled_back(ws, done, &what, error));
+        }
+    }
+    Ok(written)
+}
+
+fn run<'s>(
+    ws: &Workspace,
+    step: &'s Step,
+    done: &mut Vec<Undo<'s>>,
+    written: &mut u64,
+) -> Result<(), (String, BoundaryError)> {
+    let fail = |what: String| move |e| (what, e);
+    match step {
+        Step::Create {
+            path,
+            bytes,
+            new_dirs,
+        } => {
+            done.push(Undo::RemoveDirs(new_dirs));
+            let outcome = ws
+                .create_new(path, bytes)
+                .map_err(fail(format!("creating {path}")))?;
+            done.push(Undo::Remove(path));
+            *written += outcome.bytes_written;
+        }
+        Step::Replace { path, old, bytes } => {
+            let outcome = ws
+                .write(path, bytes)
+                .map_err(fail(format!("writing {path}")))?;
+            done.push(Undo::Restore(path, old));
+            *written += outcome.bytes_written;
+        }
+        Step::Move {
+            from,
+            to,
+            old,
+            bytes,
+            new_dirs,
+        } => {
+            done.push(Undo::RemoveDirs(new_dirs));
+            ws.rename(from, to, false)
+                .map_err(fail(format!("moving {from} to {to}")))?;
+            done.push(Undo::RenameBack { from: to, to: from });
+            if let Some(bytes) = bytes {
+                let outcome = ws.write(to, bytes).map_err(fail(format!("writing {to}")))?;
+                done.push(Undo::Restore(to, old));
+                *written += outcome.bytes_written;
+            }
+        }
+        Step::Delete { path, old } => {
+            ws.remove(path, false)
+                .map_err(fail(format!("deleting {path}")))?;
+            done.push(Undo::Recreate(path, old));
+        }
+    }
+    Ok(())
+}
+
+fn rolled_back(ws: &Workspace, done: Vec<Undo<'_>>, what: &str, error: BoundaryError) -> ToolError {
+    let cause = error.to_string();
+    let recovery = ToolError::Boundary(error).recovery();
+    let failures: Vec<String> = done
+        .iter()
+        .rev()
+        .filter_map(|undo| undo.run(ws).err())
+        .map(|(path, e)| format!("{path} ({e})"))
+        .collect();
+    if failures.is_empty() {
+        ToolError::failed(
+            format!(
+                "{what} failed: {cause}; the patch was not applied (changes already made were undone)"
+            ),
+            recovery,
+        )
+    } else {
+        ToolError::failed(
+            format!(
+                "{what} failed: {cause}; undoing the changes already made also failed for: {}, which may be left patched",
+                failures.join(", ")
+            ),
+            "read the files listed to see their state, fix them, and tell the user what happened",
+        )
+    }
+}
