@@ -195,3 +195,48 @@ fn session_todos_persist_and_bad_session_names_are_usage_errors() {
         out.stderr
     );
 }
+
+#[test]
+fn patch_reads_a_raw_envelope_from_stdin() {
+    let oy = Oy::new();
+    oy.file("main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    let envelope = "*** Begin Patch\n*** Update File: main.rs\n@@ fn main() {\n-    println!(\"hi\");\n+    println!(\"hello\");\n*** End Patch\n";
+    // Default mode without a terminal: refused, nothing changes.
+    let out = oy.run_with_stdin(&["tool", "patch", "-"], Some(envelope));
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(out.stdout.contains("--mode accept-edits"), "{}", out.stdout);
+    assert_eq!(
+        oy.read("main.rs"),
+        "fn main() {\n    println!(\"hi\");\n}\n"
+    );
+    let out = oy.run_with_stdin(&["tool", "patch", "-", "--mode", "edit"], Some(envelope));
+    assert_eq!(out.code, 0, "{}{}", out.stdout, out.stderr);
+    assert_eq!(
+        oy.read("main.rs"),
+        "fn main() {\n    println!(\"hello\");\n}\n"
+    );
+    // An escaping envelope is a tool error and creates nothing.
+    let evil = "*** Begin Patch\n*** Add File: ../outside/evil.txt\n+x\n*** End Patch\n";
+    let out = oy.run_with_stdin(&["tool", "patch", "-", "--mode", "auto"], Some(evil));
+    assert_eq!(out.code, 1);
+    assert!(
+        out.stdout.contains("outside the workspace"),
+        "{}",
+        out.stdout
+    );
+    assert!(!oy.root.parent().unwrap().join("outside/evil.txt").exists());
+}
+
+#[test]
+fn search_finds_fn_main() {
+    let oy = Oy::new();
+    oy.file("src/main.rs", "fn main() {}\n")
+        .file("src/lib.rs", "pub fn x() {}\n");
+    let out = oy.run(&["tool", "search", r#"{"pattern":"fn main"}"#]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "src/main.rs:1:fn main() {}\n"),
+        "{}",
+        out.stderr
+    );
+}

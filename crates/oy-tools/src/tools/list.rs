@@ -1,7 +1,9 @@
 //! `list`: workspace paths, breadth-first and sorted, optionally filtered by a glob.
 
 use globset::{GlobBuilder, GlobMatcher};
-use oy_boundary::{FileKind, WalkEntry, WalkOptions};
+use std::sync::Mutex;
+
+use oy_boundary::{FileKind, WalkControl, WalkOptions};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -88,43 +90,42 @@ impl Tool for ListTool {
         let mut options = WalkOptions::new(start.clone());
         options.max_depth = depth;
         options.max_entries = Some(MAX_WALKED);
-        let walk = ws.walk(&options)?;
+        // One fstatat per file, relative to its directory handle.
+        options.detect_executables = true;
+        let start_text = start.to_text();
         let prefix_len = if start.is_root() {
             0
         } else {
-            start.to_text().len() + 1
+            start_text.trim_end_matches('/').len() + 1
         };
-        let mut entries: Vec<&WalkEntry> = walk
-            .entries
-            .iter()
-            .filter(|entry| match &matcher {
-                Some(matcher) => {
-                    let text = entry.path.to_text();
-                    let below = text.get(prefix_len..).unwrap_or(&text);
-                    matcher.is_match(below)
+        // Rows are built and filtered on the walker's threads; one sort after.
+        let rows = Mutex::new(Vec::new());
+        let walk = ws.walk_parallel(&options, |entry| {
+            let text = entry.path.to_text();
+            let keep = matcher
+                .as_ref()
+                .is_none_or(|matcher| matcher.is_match(text.get(prefix_len..).unwrap_or(&text)));
+            if keep {
+                let marker = match entry.kind {
+                    FileKind::Directory => "/",
+                    FileKind::Symlink => "@",
+                    FileKind::File if entry.executable => "*",
+                    _ => "",
+                };
+                if let Ok(mut rows) = rows.lock() {
+                    rows.push((entry.depth, text, marker));
                 }
-                None => true,
-            })
-            .collect();
+            }
+            WalkControl::Continue
+        })?;
+        let mut entries = rows.into_inner().unwrap_or_default();
         // Breadth-first: shallow entries first, each level in path order.
-        entries.sort_by(|a, b| a.depth.cmp(&b.depth).then_with(|| a.path.cmp(&b.path)));
+        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         let total = entries.len();
         let mut out = String::new();
-        for entry in entries.iter().skip(args.offset).take(args.limit) {
-            out.push_str(&entry.path.to_text());
-            out.push_str(match entry.kind {
-                FileKind::Directory => "/",
-                FileKind::Symlink => "@",
-                // Only the shown page pays a stat for the executable bit.
-                FileKind::File
-                    if ws
-                        .symlink_metadata(&entry.path)
-                        .is_ok_and(|meta| meta.is_executable()) =>
-                {
-                    "*"
-                }
-                _ => "",
-            });
+        for (_, text, marker) in entries.iter().skip(args.offset).take(args.limit) {
+            out.push_str(text);
+            out.push_str(marker);
             out.push('\n');
         }
         let shown = total.saturating_sub(args.offset).min(args.limit);

@@ -418,6 +418,10 @@ fn list_pattern_searches_at_any_depth_and_limit_offset_paginate() {
     assert_eq!(out.text, "src/deep/c.rs\n");
     let out = env.call("list", json!({"path": "src", "pattern": "deep/*.rs"}));
     assert_eq!(out.text, "src/deep/c.rs\n");
+    let out = env.call("list", json!({"path": "src/", "pattern": "deep/*.rs"}));
+    assert_eq!(out.text, "src/deep/c.rs\n");
+    let out = env.call("list", json!({"path": "src/", "depth": 1}));
+    assert_eq!(out.text, "src/b.rs\nsrc/d.txt\nsrc/deep/\n");
 }
 
 #[test]
