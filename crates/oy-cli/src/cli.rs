@@ -32,6 +32,16 @@ pub(crate) struct Common {
     /// Network tools: allow, ask or deny (default: from the mode).
     #[arg(long, global = true, value_name = "POLICY")]
     pub(crate) network: Option<String>,
+    /// Pass this credential-like environment variable to commands anyway
+    /// (repeatable; also OY_ENV_ALLOW=NAME,NAME).
+    #[arg(
+        long = "env-allow",
+        global = true,
+        value_name = "NAME",
+        value_delimiter = ',',
+        env = "OY_ENV_ALLOW"
+    )]
+    pub(crate) env_allow: Vec<String>,
 }
 
 #[derive(Debug, Subcommand)]

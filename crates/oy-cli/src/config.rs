@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use oy_tools::{Mode, Network, Policy};
+use oy_tools::{ChildEnv, Mode, Network, Policy};
 
 use crate::cli::Common;
 use crate::exit::UsageError;
@@ -20,6 +20,8 @@ pub struct Config {
     pub policy: Policy,
     /// `$XDG_DATA_HOME/oy` (or `~/.local/share/oy`): sessions and history.
     pub data_dir: Option<PathBuf>,
+    /// The environment child processes get: ours minus credentials.
+    pub child_env: ChildEnv,
 }
 
 impl Config {
@@ -41,6 +43,7 @@ impl Config {
             root,
             policy,
             data_dir: data_dir(),
+            child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
         })
     }
 }

@@ -9,6 +9,8 @@ use oy_boundary::Workspace;
 use serde_json::Value;
 
 use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
+use crate::cancel::CancelToken;
+use crate::child_env::ChildEnv;
 use crate::error::ToolError;
 use crate::events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
 use crate::ledger::Ledger;
@@ -27,6 +29,8 @@ pub struct ToolContext {
     events: Arc<dyn EventSink>,
     state: Mutex<ToolState>,
     output_limit: Limit,
+    child_env: ChildEnv,
+    cancel: CancelToken,
     next_call: std::sync::atomic::AtomicU64,
 }
 
@@ -51,6 +55,8 @@ impl ToolContext {
             events: Arc::new(NoEvents),
             state: Mutex::new(ToolState::default()),
             output_limit: Limit::default(),
+            child_env: ChildEnv::default(),
+            cancel: CancelToken::new(),
             next_call: std::sync::atomic::AtomicU64::new(1),
         }
     }
@@ -91,9 +97,31 @@ impl ToolContext {
         self
     }
 
+    /// Sets the environment child processes get (see [`ChildEnv::filtered`]).
+    pub fn with_child_env(mut self, env: ChildEnv) -> Self {
+        self.child_env = env;
+        self
+    }
+
     /// The workspace.
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
+    }
+
+    /// The environment for child processes.
+    pub fn child_env(&self) -> &ChildEnv {
+        &self.child_env
+    }
+
+    /// Shares a cancellation token with the frontend (Ctrl-C handling).
+    pub fn with_cancel(mut self, cancel: CancelToken) -> Self {
+        self.cancel = cancel;
+        self
+    }
+
+    /// The token running tools poll to stop early.
+    pub fn cancel_token(&self) -> &CancelToken {
+        &self.cancel
     }
 
     /// The policy.

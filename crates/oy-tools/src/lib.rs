@@ -17,6 +17,8 @@
 
 mod approval;
 mod args;
+mod cancel;
+mod child_env;
 mod context;
 mod diff;
 mod error;
@@ -32,6 +34,8 @@ pub mod tools;
 
 pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
 pub use args::{parse_args, parse_json};
+pub use cancel::CancelToken;
+pub use child_env::{ChildEnv, is_credential_like};
 pub use context::{Invocation, ToolContext};
 pub use diff::unified_diff;
 pub use error::ToolError;

@@ -29,7 +29,8 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         }
         None => None,
     };
-    let mut ctx = ToolContext::new(Arc::new(workspace), config.policy);
+    let mut ctx = ToolContext::new(Arc::new(workspace), config.policy)
+        .with_child_env(config.child_env.clone());
     if config.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);

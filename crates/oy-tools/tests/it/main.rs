@@ -11,6 +11,7 @@
 
 mod support;
 
+mod tools_child_env;
 mod tools_files;
 mod tools_limit;
 mod tools_patch;
