@@ -21,6 +21,30 @@ impl TerminalPrompt {
     }
 }
 
+impl TerminalPrompt {
+    /// Asks a yes/no question; anything but yes is no.
+    pub(crate) fn confirm(&self, question: &str) -> bool {
+        matches!(
+            self.prompt(&format!("\n{}\n[y/N] ", visible(question)))
+                .as_deref()
+                .map(str::trim),
+            Some("y" | "Y" | "yes" | "Yes")
+        )
+    }
+}
+
+/// Control characters (escape sequences a command or diff may carry) are
+/// shown escaped, so a preview cannot rewrite the terminal it is shown on.
+fn visible(text: &str) -> String {
+    text.chars()
+        .map(|c| match c {
+            '\n' | '\t' => c.to_string(),
+            c if c.is_control() => c.escape_default().to_string(),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
 impl Approver for TerminalPrompt {
     fn approve(&self, request: &ApprovalRequest) -> Answer {
         let detail = match &request.preview {
@@ -29,8 +53,8 @@ impl Approver for TerminalPrompt {
         let text = format!(
             "\noy: `{}` wants to {}\n{}\nAllow? [y/N] ",
             request.tool,
-            request.summary,
-            detail.trim_end()
+            visible(&request.summary),
+            visible(detail.trim_end())
         );
         match self.prompt(&text) {
             Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") => Answer::Approve,
@@ -41,6 +65,6 @@ impl Approver for TerminalPrompt {
 
 impl Asker for TerminalPrompt {
     fn ask(&self, question: &str) -> Option<String> {
-        self.prompt(&format!("\noy asks: {question}\n> "))
+        self.prompt(&format!("\noy asks: {}\n> ", visible(question)))
     }
 }

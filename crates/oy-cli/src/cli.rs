@@ -42,6 +42,10 @@ pub(crate) struct Common {
         env = "OY_ENV_ALLOW"
     )]
     pub(crate) env_allow: Vec<String>,
+    /// Trust the workspace's .oy/tools.json as it is now (remembered by its
+    /// SHA-256; an edited file must be trusted again).
+    #[arg(long = "trust-tools", global = true)]
+    pub(crate) trust_tools: bool,
 }
 
 #[derive(Debug, Subcommand)]

@@ -20,8 +20,12 @@ pub struct Config {
     pub policy: Policy,
     /// `$XDG_DATA_HOME/oy` (or `~/.local/share/oy`): sessions and history.
     pub data_dir: Option<PathBuf>,
+    /// `$XDG_CONFIG_HOME/oy` (or `~/.config/oy`): config and global tools.json.
+    pub config_dir: Option<PathBuf>,
     /// The environment child processes get: ours minus credentials.
     pub child_env: ChildEnv,
+    /// `--trust-tools`: approve the workspace's tools.json as it is.
+    pub trust_workspace_tools: bool,
 }
 
 impl Config {
@@ -42,8 +46,10 @@ impl Config {
         Ok(Self {
             root,
             policy,
-            data_dir: data_dir(),
+            data_dir: xdg_dir("XDG_DATA_HOME", ".local/share"),
+            config_dir: xdg_dir("XDG_CONFIG_HOME", ".config"),
             child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
+            trust_workspace_tools: common.trust_tools,
         })
     }
 }
@@ -56,13 +62,12 @@ fn is_interactive() -> bool {
     !forced_off && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-fn data_dir() -> Option<PathBuf> {
-    let base = std::env::var_os("XDG_DATA_HOME")
+/// `$VAR/oy` when `VAR` is an absolute path, else `$HOME/FALLBACK/oy`.
+fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
+    let base = std::env::var_os(var)
         .filter(|dir| !dir.is_empty())
         .map(PathBuf::from)
         .filter(|dir| dir.is_absolute())
-        .or_else(|| {
-            std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".local/share"))
-        })?;
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(fallback)))?;
     Some(base.join("oy"))
 }

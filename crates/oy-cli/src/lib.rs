@@ -11,7 +11,10 @@ mod cli;
 mod commands;
 mod config;
 mod exit;
+mod report;
+mod signals;
 mod state_store;
+mod user_tools;
 
 pub use config::Config;
 pub use exit::Exit;

@@ -16,6 +16,7 @@ use crate::events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
 use crate::ledger::Ledger;
 use crate::limit::Limit;
 use crate::policy::{Decision, Policy};
+use crate::pty::PtySessions;
 use crate::spec::Effect;
 use crate::state::ToolState;
 
@@ -32,6 +33,8 @@ pub struct ToolContext {
     child_env: ChildEnv,
     cancel: CancelToken,
     next_call: std::sync::atomic::AtomicU64,
+    /// Live `exec_command` sessions; dropping the context kills them all.
+    pty_sessions: PtySessions,
 }
 
 impl std::fmt::Debug for ToolContext {
@@ -58,6 +61,7 @@ impl ToolContext {
             child_env: ChildEnv::default(),
             cancel: CancelToken::new(),
             next_call: std::sync::atomic::AtomicU64::new(1),
+            pty_sessions: PtySessions::default(),
         }
     }
 
@@ -142,6 +146,18 @@ impl ToolContext {
     /// A copy of the session state, for saving.
     pub fn snapshot_state(&self) -> ToolState {
         self.state().clone()
+    }
+
+    /// The PTY sessions `exec_command` started and `write_stdin` drives.
+    /// A handle that kills every PTY session's process group, for a
+    /// frontend that must exit without dropping the context (a second
+    /// Ctrl-C).
+    pub fn child_killer(&self) -> crate::pty::ChildKiller {
+        self.pty_sessions.killer()
+    }
+
+    pub(crate) fn pty_sessions(&self) -> &PtySessions {
+        &self.pty_sessions
     }
 
     pub(crate) fn output_limit(&self) -> Limit {

@@ -3,8 +3,10 @@
 //! It owns: tool specs (JSON Schema from the argument structs via
 //! `schemars`), the [`Registry`] that runs a call end to end, the file tools
 //! (`list`, `read`, `search`, `sloc`, `write`, `replace`, `patch`, `move`,
-//! `remove`, `todo`, `ask`), the shared output [`limit`]er, the approval
-//! [`Policy`] (safety modes), the [`Approver`]/[`Asker`] traits a frontend
+//! `remove`, `todo`, `ask`), the process tools (`bash`, `exec`,
+//! `exec_command`, `write_stdin`), `webfetch`, user tools from
+//! `tools.json`, the shared output [`limit`]er, the approval [`Policy`]
+//! (safety modes), the [`Approver`]/[`Asker`] traits a frontend
 //! implements, the side-effect [`Ledger`], and structured [`ToolEvent`]s.
 //!
 //! Every path goes through `oy-boundary`; every side effect passes
@@ -27,10 +29,13 @@ mod ledger;
 pub mod limit;
 mod output;
 mod policy;
+mod process;
+mod pty;
 mod registry;
 mod spec;
 mod state;
 pub mod tools;
+mod user_tools;
 
 pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
 pub use args::{parse_args, parse_json};
@@ -44,7 +49,9 @@ pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};
 pub use output::{ChangeSummary, ToolOutput};
 pub use policy::{Decision, Mode, Network, Policy, UnknownName};
+pub use pty::ChildKiller;
 pub use registry::{Registry, Tool};
 pub use spec::{Effect, ToolSpec};
 pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
 pub use tools::default_registry;
+pub use user_tools::{ManifestError, UserTool, UserToolDef, parse_manifest};

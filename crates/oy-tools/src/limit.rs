@@ -96,6 +96,49 @@ pub fn limit(text: &str, limit: Limit) -> Limited<'_> {
     }
 }
 
+/// The middle of a stream that was dropped while it was read (only its
+/// head and tail were kept), for [`limit_around_gap`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Gap {
+    /// Bytes dropped.
+    pub(crate) bytes: usize,
+    /// Newlines among them.
+    pub(crate) newlines: usize,
+    /// True when the last dropped byte was a newline.
+    pub(crate) ends_with_newline: bool,
+}
+
+/// [`limit`] for a text whose middle is already gone: `head`, then `gap`
+/// (never seen), then `tail`. Cuts `head` and `tail` exactly as [`limit`]
+/// cuts one text, and the marker counts the gap too.
+pub(crate) fn limit_around_gap(head: &str, gap: Gap, tail: &str, limit: Limit) -> String {
+    let head_end = head_cut(head, limit.max_bytes / 2, limit.max_lines / 2);
+    let tail_start = tail_cut(
+        tail,
+        limit.max_bytes - limit.max_bytes / 2,
+        limit.max_lines.saturating_sub(limit.max_lines / 2),
+    );
+    let (cut_head, cut_tail) = (&head[head_end..], &tail[..tail_start]);
+    let newlines = |text: &str| memchr::memchr_iter(b'\n', text.as_bytes()).count();
+    let ends_with_newline = if cut_tail.is_empty() {
+        gap.ends_with_newline
+    } else {
+        cut_tail.ends_with('\n')
+    };
+    let omitted_lines =
+        newlines(cut_head) + gap.newlines + newlines(cut_tail) + usize::from(!ends_with_newline);
+    let omitted_bytes = cut_head.len() + gap.bytes + cut_tail.len();
+    let mut out = String::with_capacity(head_end + (tail.len() - tail_start) + 64);
+    out.push_str(&head[..head_end]);
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&marker(omitted_lines, omitted_bytes));
+    out.push('\n');
+    out.push_str(&tail[tail_start..]);
+    out
+}
+
 fn count_lines(text: &str) -> usize {
     if text.is_empty() {
         return 0;

@@ -46,6 +46,20 @@ impl Registry {
         Self { tools }
     }
 
+    /// Adds a tool at the end (user tools from `tools.json`). The caller
+    /// checks for name clashes first ([`crate::parse_manifest`] does).
+    pub fn push(&mut self, tool: Box<dyn Tool>) {
+        self.tools.push(tool);
+    }
+
+    /// The names of every tool, for clash checks.
+    pub fn names(&self) -> std::collections::BTreeSet<String> {
+        self.tools
+            .iter()
+            .map(|tool| tool.spec().name.to_owned())
+            .collect()
+    }
+
     /// Every tool, whatever the policy.
     pub fn all_specs(&self) -> Vec<&ToolSpec> {
         self.tools.iter().map(|tool| tool.spec()).collect()

@@ -2,6 +2,9 @@
 //! the model sees them (cheapest and most useful first).
 
 mod ask;
+mod bash;
+mod exec;
+mod exec_command;
 mod list;
 mod move_path;
 mod patch;
@@ -11,9 +14,15 @@ mod replace;
 mod search;
 mod sloc;
 mod todo;
+#[cfg(feature = "webfetch")]
+mod webfetch;
 mod write;
+mod write_stdin;
 
 pub use ask::AskTool;
+pub use bash::BashTool;
+pub use exec::ExecTool;
+pub use exec_command::ExecCommandTool;
 pub use list::ListTool;
 pub use move_path::MoveTool;
 pub use patch::PatchTool;
@@ -23,7 +32,12 @@ pub use replace::ReplaceTool;
 pub use search::SearchTool;
 pub use sloc::SlocTool;
 pub use todo::TodoTool;
+#[cfg(feature = "webfetch")]
+pub use webfetch::{
+    DEFAULT_MAX_BODY_BYTES, DEFAULT_TIMEOUT, Resolve, SystemResolver, WebFetchTool,
+};
 pub use write::WriteTool;
+pub use write_stdin::WriteStdinTool;
 
 use crate::registry::{Registry, Tool};
 
@@ -41,6 +55,12 @@ pub fn default_registry() -> Registry {
         Box::new(MoveTool::new()),
         Box::new(RemoveTool::new()),
         Box::new(TodoTool::new()),
+        Box::new(BashTool::new()),
+        Box::new(ExecTool::new()),
+        Box::new(ExecCommandTool::new()),
+        Box::new(WriteStdinTool::new()),
+        #[cfg(feature = "webfetch")]
+        Box::new(WebFetchTool::new()),
         Box::new(AskTool::new()),
     ];
     Registry::new(tools)

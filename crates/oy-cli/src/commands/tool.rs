@@ -5,21 +5,19 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use oy_boundary::Workspace;
-use oy_tools::{ToolContext, ToolOutput, default_registry};
+use oy_tools::{CancelToken, ToolContext, ToolOutput};
 use serde_json::json;
 
 use crate::approver::TerminalPrompt;
 use crate::cli::ToolArgs;
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
+use crate::signals::Interrupts;
 use crate::state_store::StateStore;
 
 pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
-    let registry = default_registry();
+    let (registry, workspace) = crate::user_tools::registry_for(config)?;
     let raw = raw_arguments(&registry, args)?;
-    let workspace = Workspace::open(&config.root)
-        .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
     let store = match &args.session {
         Some(name) => {
             let data_dir = config.data_dir.as_deref().ok_or_else(|| {
@@ -29,8 +27,10 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         }
         None => None,
     };
+    let cancel = CancelToken::new();
     let mut ctx = ToolContext::new(Arc::new(workspace), config.policy)
-        .with_child_env(config.child_env.clone());
+        .with_child_env(config.child_env.clone())
+        .with_cancel(cancel.clone());
     if config.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);
@@ -38,6 +38,8 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     if let Some(store) = &store {
         ctx = ctx.with_state(store.load()?);
     }
+    // Ctrl-C fires the token: a running command's process group is killed.
+    let interrupts = Interrupts::install(cancel, ctx.child_killer())?;
     let output = match registry.invoke_raw_checked(&ctx, &args.name, &raw) {
         Ok(output) => output,
         Err(error) if error.is_usage() => {
@@ -61,7 +63,13 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
             stdout.write_all(b"\n")?;
         }
     }
-    Ok(if output.ok { Exit::Ok } else { Exit::Failed })
+    Ok(if interrupts.interrupted() {
+        Exit::Interrupted
+    } else if output.ok {
+        Exit::Ok
+    } else {
+        Exit::Failed
+    })
 }
 
 /// The arguments as JSON text. `-` reads stdin; for a tool with a single

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use std::io::Write;
 
 use anyhow::Result;
-use oy_tools::{Mode, Policy, ToolSpec, default_registry};
+use oy_tools::{Mode, Policy, ToolSpec};
 use serde_json::{Value, json};
 
 use crate::cli::{ToolsArgs, ToolsFormat};
@@ -13,7 +13,7 @@ use crate::config::Config;
 use crate::exit::Exit;
 
 pub(crate) fn run(config: &Config, args: &ToolsArgs) -> Result<Exit> {
-    let registry = default_registry();
+    let (registry, _) = crate::user_tools::registry_for(config)?;
     let text = match args.format {
         ToolsFormat::Json => json_specs(config, &registry.all_specs(), args.pretty)?,
         ToolsFormat::Markdown => markdown(&registry.all_specs()),

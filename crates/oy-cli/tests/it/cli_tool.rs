@@ -240,3 +240,211 @@ fn search_finds_fn_main() {
         out.stderr
     );
 }
+
+#[test]
+fn bash_runs_in_auto_mode_and_prints_the_result() {
+    let oy = Oy::new();
+    let out = oy.run(&["tool", "bash", r#"{"command":"echo hi"}"#, "--mode", "auto"]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "exit: 0\n[stdout]\nhi\n"),
+        "{}",
+        out.stderr
+    );
+    let out = oy.run(&[
+        "tool",
+        "exec",
+        r#"{"cmd":"printf","args":["%s","a;b"]}"#,
+        "--mode",
+        "auto",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .starts_with(r#"{"exitCode":0,"stdout":"a;b","stderr":"","durationMs":"#),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn bash_is_refused_without_a_terminal_in_default_mode() {
+    let oy = Oy::new();
+    let out = oy.run(&["tool", "bash", r#"{"command":"touch ran.txt"}"#]);
+    assert_eq!(out.code, 1, "{}", out.stdout);
+    assert!(
+        out.stdout.starts_with("TOOL_ERROR: bash denied"),
+        "{}",
+        out.stdout
+    );
+    assert!(out.stdout.contains("--mode auto-approve"), "{}", out.stdout);
+    assert!(!oy.root.join("ran.txt").exists());
+}
+
+#[test]
+fn bash_children_see_credentials_only_when_allowed() {
+    let oy = Oy::new();
+    let args = r#"{"command":"echo \"t=${GITHUB_TOKEN:-unset} k=${OPENAI_API_KEY:-unset}\""}"#;
+    let run = |extra: &[&str]| {
+        let out = oy
+            .command()
+            .env("GITHUB_TOKEN", "ghp-planted")
+            .env("OPENAI_API_KEY", "sk-planted")
+            .args(["tool", "bash", args, "--mode", "auto"])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert_eq!(run(&[]), "exit: 0\n[stdout]\nt=unset k=unset\n");
+    assert_eq!(
+        run(&["--env-allow", "GITHUB_TOKEN"]),
+        "exit: 0\n[stdout]\nt=ghp-planted k=unset\n"
+    );
+}
+
+#[test]
+fn ctrl_c_kills_the_running_command_and_exits_130() {
+    use std::io::Read;
+    use std::process::Stdio;
+    use std::time::{Duration, Instant};
+
+    let oy = Oy::new();
+    let mut child = oy
+        .command()
+        .args([
+            "tool",
+            "bash",
+            r#"{"command":"sleep 30 & echo $! > bg.pid; sleep 30"}"#,
+            "--mode",
+            "auto",
+        ])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid_file = oy.root.join("bg.pid");
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while std::fs::read_to_string(&pid_file).map_or(true, |text| text.trim().is_empty()) {
+        assert!(Instant::now() < deadline, "the command never started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let grandchild: u32 = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if Instant::now() >= deadline {
+            child.kill().unwrap();
+            panic!("oy did not stop after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(130));
+    let gone = |pid: u32| {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |stat| {
+            stat.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !gone(grandchild) {
+        assert!(
+            Instant::now() < deadline,
+            "grandchild {grandchild} survived"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let mut stdout = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut stdout)
+        .unwrap();
+    let mut stderr = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut stderr)
+        .unwrap();
+    assert_eq!(
+        stdout,
+        "exit: 130\ncancelled; process group killed\n(no output)\n"
+    );
+    assert!(stderr.contains("oy: interrupted"), "{stderr}");
+}
+
+const ECHO_TOOL: &str = r#"{"tools":[{"name":"echo_json","description":"Echo the arguments.","parameters":{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]},"command":["cat"]}]}"#;
+
+#[test]
+fn workspace_tools_json_needs_trust_once_per_content() {
+    let oy = Oy::new();
+    oy.file(".oy/tools.json", ECHO_TOOL);
+    let call = ["tool", "echo_json", r#"{"msg":"hi"}"#, "--mode", "auto"];
+    let out = oy.run(&call);
+    assert_eq!(out.code, 2, "{}", out.stdout);
+    assert!(out.stderr.contains("not trusted"), "{}", out.stderr);
+    assert!(out.stderr.contains("--trust-tools"), "{}", out.stderr);
+    let mut trusted = call.to_vec();
+    trusted.push("--trust-tools");
+    let out = oy.run(&trusted);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "{\"msg\":\"hi\"}\n"),
+        "{}",
+        out.stderr
+    );
+    // Remembered by content...
+    let out = oy.run(&call);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    use std::os::unix::fs::PermissionsExt;
+    let record = oy.data.join("oy/trusted-tools.json");
+    assert_eq!(
+        std::fs::metadata(&record).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    // ...so an edited file is not trusted any more.
+    oy.file(
+        ".oy/tools.json",
+        &ECHO_TOOL.replace("Echo the arguments.", "Echo, changed."),
+    );
+    let out = oy.run(&call);
+    assert_eq!(out.code, 2);
+    assert!(out.stderr.contains("not trusted"), "{}", out.stderr);
+}
+
+#[test]
+fn global_tools_json_is_trusted_and_listed() {
+    let oy = Oy::new();
+    let config = oy.data.with_file_name("config").join("oy");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("tools.json"), ECHO_TOOL).unwrap();
+    let out = oy.run(&["tool", "echo_json", r#"{"msg":"x"}"#, "--mode", "auto"]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "{\"msg\":\"x\"}\n"),
+        "{}",
+        out.stderr
+    );
+    let listed = oy.run(&["tools", "--mode", "auto"]).stdout;
+    assert!(listed.contains("\"echo_json\""), "{listed}");
+    assert!(
+        !oy.run(&["tools", "--mode", "plan"])
+            .stdout
+            .contains("echo_json")
+    );
+}

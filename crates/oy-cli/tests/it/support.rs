@@ -52,6 +52,7 @@ impl Oy {
             .env_remove("OY_MODE")
             .env("OY_NON_INTERACTIVE", "1")
             .env("XDG_DATA_HOME", &self.data)
+            .env("XDG_CONFIG_HOME", self.data.with_file_name("config"))
             .env("NO_COLOR", "1");
         cmd
     }

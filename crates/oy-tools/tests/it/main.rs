@@ -11,11 +11,17 @@
 
 mod support;
 
+mod tools_bash;
 mod tools_child_env;
+mod tools_exec;
 mod tools_files;
 mod tools_limit;
 mod tools_patch;
 mod tools_policy;
+mod tools_pty;
 mod tools_search;
 mod tools_smoke;
 mod tools_snapshots;
+mod tools_user;
+#[cfg(feature = "webfetch")]
+mod tools_webfetch;

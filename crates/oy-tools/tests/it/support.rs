@@ -118,3 +118,63 @@ pub fn assert_tool_error(output: &ToolOutput, needle: &str) {
 pub fn symlink(target: impl AsRef<Path>, link: impl AsRef<Path>) {
     std::os::unix::fs::symlink(target, link).unwrap();
 }
+
+impl Env {
+    /// The same workspace with its context rebuilt by `change` (a child
+    /// environment, a cancel token…).
+    pub fn map_ctx(
+        self,
+        change: impl FnOnce(oy_tools::ToolContext) -> oy_tools::ToolContext,
+    ) -> Self {
+        let Self {
+            _tmp,
+            root,
+            outside,
+            ctx,
+            registry,
+            events,
+        } = self;
+        Self {
+            _tmp,
+            root,
+            outside,
+            ctx: change(ctx),
+            registry,
+            events,
+        }
+    }
+}
+
+/// True once `pid` is gone, or a zombie (dead; only its new parent's
+/// `wait` is missing).
+pub fn process_gone(pid: u32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z')),
+    }
+}
+
+/// Polls [`process_gone`] for up to `within`.
+pub fn wait_gone(pid: u32, within: std::time::Duration) -> bool {
+    let deadline = std::time::Instant::now() + within;
+    loop {
+        if process_gone(pid) {
+            return true;
+        }
+        if std::time::Instant::now() >= deadline {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+/// The pid a test command wrote to `rel` (`echo $! > rel`).
+pub fn read_pid(root: &Path, rel: &str) -> u32 {
+    fs::read_to_string(root.join(rel))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap()
+}

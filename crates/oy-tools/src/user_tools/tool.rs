@@ -1,0 +1,186 @@
+//! `UserTool`: one `tools.json` entry as a tool. Runs its argv (no shell)
+//! with the call's arguments as JSON on stdin, in the workspace root, with
+//! the filtered environment, under its timeout, and returns the one JSON
+//! value it prints.
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::approval::Preview;
+use crate::context::Invocation;
+use crate::error::ToolError;
+use crate::output::ToolOutput;
+use crate::process::{self, Ending, Spawn, spawn_error, working_dir};
+use crate::registry::Tool;
+use crate::spec::{Effect, ToolSpec};
+use crate::user_tools::UserToolDef;
+
+/// A tool defined in a `tools.json` manifest.
+pub struct UserTool {
+    spec: ToolSpec,
+    def: UserToolDef,
+    example: &'static str,
+}
+
+impl UserTool {
+    /// Wraps a validated definition (see [`crate::parse_manifest`]).
+    pub fn new(def: UserToolDef) -> Self {
+        // Specs hold `&'static str` because built-in names are constants;
+        // a user tool's strings are leaked once, when its manifest loads
+        // at start-up, which bounds the leak by the manifest's size.
+        let name: &'static str = Box::leak(def.name.clone().into_boxed_str());
+        let description: &'static str = Box::leak(def.description.clone().into_boxed_str());
+        let example: &'static str = Box::leak(example_for(&def.parameters).into_boxed_str());
+        Self {
+            spec: ToolSpec {
+                name,
+                description,
+                parameters: def.parameters.clone(),
+                effect: Effect::Process,
+            },
+            def,
+            example,
+        }
+    }
+}
+
+impl Tool for UserTool {
+    fn spec(&self) -> &ToolSpec {
+        &self.spec
+    }
+
+    fn example(&self) -> &'static str {
+        self.example
+    }
+
+    fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError> {
+        let name = self.spec.name;
+        check_required(name, &self.def.parameters, args, self.example)?;
+        let input = args.to_string();
+        let (dir, _) = working_dir(call, None, "cwd")?;
+        let argv = self.def.command.join(" ");
+        call.authorize(
+            Effect::Process,
+            format!("run user tool `{name}`: {argv}"),
+            || Preview::Command(format!("{argv} <<< '{input}'")),
+        )?;
+        let mut command = Command::new(&self.def.command[0]);
+        command.args(&self.def.command[1..]).current_dir(dir);
+        call.ctx().child_env().apply(&mut command);
+        let timeout = self.def.timeout_sec();
+        let finished = process::run(Spawn {
+            command,
+            stdin: Some(input.into_bytes()),
+            timeout: Duration::from_secs(timeout),
+            cancel: call.ctx().cancel_token(),
+        })
+        .map_err(|error| spawn_error(&self.def.command[0], &error))?;
+        let stderr_hint = || {
+            let text = finished.stderr.text.trim();
+            if text.is_empty() {
+                String::new()
+            } else {
+                format!("; stderr: {text}")
+            }
+        };
+        match finished.ending {
+            Ending::Exited(0) => {}
+            Ending::TimedOut => {
+                return Err(ToolError::failed(
+                    format!("user tool `{name}` timed out after {timeout} s and was killed"),
+                    "try smaller input, or ask the user to raise timeoutSec in tools.json",
+                ));
+            }
+            other => {
+                return Err(ToolError::failed(
+                    format!(
+                        "user tool `{name}` failed with exit code {}{}",
+                        other.exit_code(),
+                        stderr_hint()
+                    ),
+                    "check the arguments against the tool's schema, or report the failure to the user",
+                ));
+            }
+        }
+        if finished.stdout.truncated {
+            return Err(ToolError::failed(
+                format!(
+                    "user tool `{name}` printed more output than oy keeps ({} bytes)",
+                    process::STREAM_LIMIT.max_bytes
+                ),
+                "ask for less data, or ask the user to make the tool's output smaller",
+            ));
+        }
+        let value: Value = serde_json::from_str(finished.stdout.text.trim()).map_err(|error| {
+            ToolError::failed(
+                format!(
+                    "user tool `{name}` did not print one JSON value on stdout ({error}){}",
+                    stderr_hint()
+                ),
+                "report this to the user: the tool in tools.json must print JSON",
+            )
+        })?;
+        Ok(ToolOutput::ok(value.to_string()))
+    }
+}
+
+/// The arguments must be an object holding every required field.
+fn check_required(
+    tool: &str,
+    schema: &Value,
+    args: &Value,
+    example: &str,
+) -> Result<(), ToolError> {
+    let invalid = |problem: String| ToolError::InvalidArguments {
+        tool: tool.to_owned(),
+        problem,
+        example: example.to_owned(),
+    };
+    let Some(object) = args.as_object() else {
+        return Err(invalid("expected a JSON object".to_owned()));
+    };
+    let required = schema
+        .get("required")
+        .and_then(Value::as_array)
+        .map(|items| items.iter().filter_map(Value::as_str).collect::<Vec<_>>())
+        .unwrap_or_default();
+    if let Some(missing) = required.iter().find(|field| !object.contains_key(**field)) {
+        return Err(invalid(format!("missing required field `{missing}`")));
+    }
+    let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    let known = schema.get("properties").and_then(Value::as_object);
+    if closed
+        && let Some(unknown) = object
+            .keys()
+            .find(|key| !known.is_some_and(|known| known.contains_key(*key)))
+    {
+        return Err(invalid(format!("unknown field `{unknown}`")));
+    }
+    Ok(())
+}
+
+/// `{"field": <placeholder>}` for each required field.
+fn example_for(schema: &Value) -> String {
+    let mut example = serde_json::Map::new();
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for field in required.iter().filter_map(Value::as_str) {
+            let kind = schema
+                .get("properties")
+                .and_then(|p| p.get(field))
+                .and_then(|p| p.get("type"))
+                .and_then(Value::as_str)
+                .unwrap_or("string");
+            let placeholder = match kind {
+                "integer" | "number" => Value::from(1),
+                "boolean" => Value::Bool(true),
+                "array" => Value::Array(Vec::new()),
+                "object" => Value::Object(serde_json::Map::new()),
+                _ => Value::from("..."),
+            };
+            example.insert(field.to_owned(), placeholder);
+        }
+    }
+    Value::Object(example).to_string()
+}
