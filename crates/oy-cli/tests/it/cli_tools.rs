@@ -70,3 +70,19 @@ fn docs_tools_md_matches_the_registry() {
         "docs/tools.md is stale: run `cargo xtask codegen` and commit the result"
     );
 }
+
+#[test]
+fn tools_listing_follows_the_network_switch() {
+    let oy = Oy::new();
+    let listed = |args: &[&str]| names(&oy.run(args).stdout);
+    assert!(listed(&["tools", "--mode", "auto"]).contains(&"webfetch".to_owned()));
+    assert!(
+        !listed(&["tools", "--mode", "auto", "--network", "deny"]).contains(&"webfetch".to_owned())
+    );
+    assert!(!listed(&["tools", "--mode", "plan"]).contains(&"webfetch".to_owned()));
+    // An explicit setting overrides the mode's default.
+    assert!(
+        listed(&["tools", "--mode", "plan", "--network", "allow"]).contains(&"webfetch".to_owned())
+    );
+    assert!(listed(&["tools", "--mode", "default"]).contains(&"webfetch".to_owned()));
+}
