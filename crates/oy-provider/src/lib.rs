@@ -1,0 +1,33 @@
+//! Model providers for oy.
+//!
+//! It owns: the provider-neutral [`Request`] (instructions, messages with
+//! user text, assistant text and tool calls, tool results; tool schemas as
+//! plain JSON Schema; output limits) and the stream of [`Event`]s a model
+//! answers with (text deltas, tool calls started / argument deltas / done,
+//! usage, finish with a [`StopReason`]); the [`Provider`] trait every
+//! backend implements (usable as `dyn`, so tests can script one); the
+//! [`retry`] gate (transient failures retried with jittered backoff, never
+//! after a side effect); [`Secret`] for API keys; and the [`limits`] on what
+//! a server may send.
+//!
+//! It must never: let a wire type (Chat Completions, Responses, Converse)
+//! leave this crate, log or print a key, read environment variables (the
+//! frontend resolves configuration), know about oy's tools, or retry a
+//! prompt once the caller says a side effect was attempted.
+
+mod error;
+pub mod limits;
+mod model;
+mod provider;
+pub mod retry;
+mod scripted;
+mod secret;
+
+pub use error::{ErrorKind, ProviderError};
+pub use model::{
+    Event, Message, ModelInfo, ReasoningEffort, Request, StopReason, ToolCall, ToolSchema, Usage,
+};
+pub use provider::{BoxFuture, EventStream, Provider};
+pub use retry::{RetryNotice, RetryPolicy, stream_with_retries};
+pub use scripted::{ScriptedProvider, ScriptedReply};
+pub use secret::Secret;

@@ -1,0 +1,28 @@
+//! Keys never show in Debug, Display or errors.
+
+use oy_provider::{ProviderError, Secret};
+
+#[test]
+fn a_secret_is_redacted_in_debug_and_display() {
+    let key = Secret::new("sk-live-1234567890");
+    assert_eq!(format!("{key:?}"), "Secret(***)");
+    assert_eq!(format!("{key}"), "***");
+    assert_eq!(key.expose(), "sk-live-1234567890");
+    #[derive(Debug)]
+    #[allow(dead_code, reason = "only printed")]
+    struct Config {
+        key: Secret,
+    }
+    assert!(!format!("{:?}", Config { key }).contains("sk-live"));
+}
+
+#[test]
+fn auth_errors_name_the_credential_never_its_value() {
+    let error = ProviderError::status(401, None, "invalid api key", Some("OPENAI_API_KEY"));
+    let text = error.to_string();
+    assert!(text.contains("HTTP 401"), "{text}");
+    assert!(text.contains("OPENAI_API_KEY"), "{text}");
+    assert!(!error.is_retryable());
+    let error = ProviderError::status(403, None, "", None);
+    assert!(error.to_string().contains("no key was sent"), "{error}");
+}
