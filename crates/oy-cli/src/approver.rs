@@ -10,9 +10,13 @@ pub(crate) struct TerminalPrompt;
 
 impl TerminalPrompt {
     fn prompt(&self, text: &str) -> Option<String> {
-        let mut stderr = std::io::stderr().lock();
-        let _ = write!(stderr, "{text}");
-        let _ = stderr.flush();
+        {
+            // Released before blocking on stdin: the signal thread prints
+            // to stderr too, and must not wait for an answer to do so.
+            let mut stderr = std::io::stderr().lock();
+            let _ = write!(stderr, "{text}");
+            let _ = stderr.flush();
+        }
         let mut line = String::new();
         match std::io::stdin().lock().read_line(&mut line) {
             Ok(0) | Err(_) => None,
@@ -33,16 +37,52 @@ impl TerminalPrompt {
     }
 }
 
-/// Control characters (escape sequences a command or diff may carry) are
-/// shown escaped, so a preview cannot rewrite the terminal it is shown on.
+/// Most preview lines shown; longer previews keep head and tail, so a
+/// harmful line cannot be scrolled out of sight by padding.
+const PREVIEW_LINES: usize = 60;
+
+/// Makes text safe to show in the prompt: control, format (bidi overrides,
+/// zero-width) and separator characters are shown escaped, runs of blank
+/// lines are collapsed, and long texts keep their head and tail with a
+/// count of what was left out.
 fn visible(text: &str) -> String {
-    text.chars()
+    let escaped: String = text
+        .chars()
         .map(|c| match c {
             '\n' | '\t' => c.to_string(),
-            c if c.is_control() => c.escape_default().to_string(),
+            c if c.is_control() || is_invisible(c) => c.escape_unicode().to_string(),
             c => c.to_string(),
         })
-        .collect()
+        .collect();
+    let mut lines: Vec<&str> = Vec::new();
+    let mut blanks = 0;
+    for line in escaped.lines() {
+        blanks = if line.trim().is_empty() {
+            blanks + 1
+        } else {
+            0
+        };
+        if blanks <= 1 {
+            lines.push(line);
+        }
+    }
+    if lines.len() <= PREVIEW_LINES {
+        return lines.join("\n");
+    }
+    let half = PREVIEW_LINES / 2;
+    format!(
+        "{}\n[… {} lines not shown …]\n{}",
+        lines[..half].join("\n"),
+        lines.len() - 2 * half,
+        lines[lines.len() - half..].join("\n")
+    )
+}
+
+/// Characters that change how text is laid out without being seen.
+fn is_invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
 
 impl Approver for TerminalPrompt {

@@ -52,10 +52,10 @@ impl Interrupts {
                             );
                         }
                         Some(at) if at.elapsed() >= SECOND_SIGNAL_AFTER => {
-                            notice("oy: quitting");
                             // Exiting skips destructors: kill the PTY
                             // sessions' groups first so none outlives oy.
                             killer.kill_all();
+                            notice("oy: quitting");
                             std::process::exit(130);
                         }
                         Some(_) => {}

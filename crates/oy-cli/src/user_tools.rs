@@ -5,7 +5,8 @@
 //! and trusted. A workspace manifest (`.oy/tools.json` in the root) comes
 //! with the repository, so it is ignored until the user approves its exact
 //! content once — at the terminal, or with `--trust-tools` — and approval
-//! is remembered by the content's SHA-256, so an edited file asks again.
+//! is remembered by workspace root and the content's SHA-256, so an edited
+//! file, or the same file in another repository, asks again.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -29,6 +30,8 @@ pub(crate) enum WorkspaceTools {
     Loaded(Vec<String>),
     /// Present but not trusted: ignored.
     Ignored { digest: String },
+    /// Present but not a readable regular file inside the workspace.
+    Unreadable(String),
 }
 
 /// Adds the global and (when trusted) the workspace user tools to `registry`.
@@ -49,21 +52,36 @@ pub(crate) fn load_into(
     let text = match workspace.read_text(&path, MANIFEST_LIMIT) {
         Ok(text) => text,
         Err(BoundaryError::NotFound { .. }) => return Ok(WorkspaceTools::Absent),
-        Err(error) => return Err(error).context("cannot read the workspace's .oy/tools.json"),
+        // A link out of the root, a directory, a FIFO, binary…: the
+        // manifest is unusable, but every other tool still works.
+        Err(error) => return Ok(WorkspaceTools::Unreadable(error.to_string())),
     };
+    // Trust is per workspace: the same file in another repository asks again.
     let digest = content_digest(text.as_bytes());
+    let key = format!("{}:{digest}", workspace.root().display());
     let mut trusted = TrustStore::open(config)?;
-    let approved = trusted.contains(&digest)
-        || trust_now
-        || ask(&format!(
-            "This workspace defines its own tools in {WORKSPACE_MANIFEST} (sha256 {}):\n{}\nThey run programs on your machine when the model calls them. Trust this file?",
+    if !trusted.contains(&key) && !trust_now {
+        // Validate before asking, so the person sees what would load.
+        let summary = match parse_manifest(WORKSPACE_MANIFEST, &text, &registry.names()) {
+            Ok(defs) => defs
+                .iter()
+                .map(|def| {
+                    let argv: Vec<&str> = def.command.iter().map(String::as_str).collect();
+                    format!("  {}: runs {:?}", def.name, argv)
+                })
+                .collect::<Vec<_>>()
+                .join("\n"),
+            Err(error) => return Err(error.into()),
+        };
+        let question = format!(
+            "This workspace defines its own tools in {WORKSPACE_MANIFEST} (sha256 {}):\n{summary}\nThey run these programs (and any scripts they name) on your machine when the model calls them. Trust this file?",
             &digest[..16],
-            text.trim_end()
-        ));
-    if !approved {
-        return Ok(WorkspaceTools::Ignored { digest });
+        );
+        if !ask(&question) {
+            return Ok(WorkspaceTools::Ignored { digest });
+        }
     }
-    trusted.insert(&digest, &workspace.host_path(&path).display().to_string())?;
+    trusted.insert(&key, &workspace.host_path(&path).display().to_string())?;
     let names = add(registry, WORKSPACE_MANIFEST, &text)?;
     Ok(WorkspaceTools::Loaded(names))
 }
@@ -152,11 +170,15 @@ pub(crate) fn registry_for(config: &Config) -> Result<(Registry, Workspace)> {
         config.trust_workspace_tools,
         |question| config.policy.interactive && prompt.confirm(question),
     )?;
-    if let WorkspaceTools::Ignored { digest } = outcome {
-        crate::report::hint(&format!(
+    match outcome {
+        WorkspaceTools::Ignored { digest } => crate::report::hint(&format!(
             "ignoring {WORKSPACE_MANIFEST}: its tools are not trusted (sha256 {}…); review it, then rerun with --trust-tools",
             &digest[..16]
-        ));
+        )),
+        WorkspaceTools::Unreadable(why) => {
+            crate::report::hint(&format!("ignoring {WORKSPACE_MANIFEST}: {why}"));
+        }
+        WorkspaceTools::Absent | WorkspaceTools::Loaded(_) => {}
     }
     Ok((registry, workspace))
 }

@@ -9,35 +9,49 @@ use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
 /// Fragments that mark a credential anywhere in the (upper-cased) name.
-const CREDENTIAL_SUBSTRINGS: [&str; 9] = [
+const CREDENTIAL_SUBSTRINGS: [&str; 15] = [
     "SECRET",
     "TOKEN",
     "PASSWORD",
     "PASSWD",
+    "PASSPHRASE",
     "CREDENTIAL",
     "COOKIE",
     "APIKEY",
+    "API_KEY",
     "ACCESSKEY",
     "PRIVATEKEY",
+    "JWT",
+    "BEARER",
+    "CONNECTION_STRING",
+    "WEBHOOK",
 ];
 
 /// Words that mark a credential only as a whole `_`-separated part of the
 /// name: `SSH_AUTH_SOCK` and `MYSQL_PWD` go, `GIT_AUTHOR_NAME`,
 /// `KEYBOARD_LAYOUT` and `PASSENGER_ENV` stay. `PWD` and `OLDPWD`
 /// themselves are the shell's directories and are kept.
-const CREDENTIAL_WORDS: [&str; 8] = [
+const CREDENTIAL_WORDS: [&str; 15] = [
     "KEY",
     "KEYS",
+    "KEYFILE",
     "PASS",
     "PWD",
+    "PW",
+    "PSW",
+    "PAT",
     "AUTH",
     "SESSION",
     "PRIVATE",
     "SIGNATURE",
+    "CREDS",
+    "PEM",
+    "ASKPASS",
 ];
 
 /// Whole names that carry credentials without a telling fragment.
-const CREDENTIAL_NAMES: [&str; 8] = [
+const CREDENTIAL_NAMES: [&str; 9] = [
+    "IDENTITY_HEADER",
     "DATABASE_URL",
     "KUBECONFIG",
     "AWS_PROFILE",
@@ -69,7 +83,18 @@ pub fn is_credential_like(name: &OsStr, value: &OsStr) -> bool {
         || CREDENTIAL_SUFFIXES
             .iter()
             .any(|suffix| upper.ends_with(suffix))
-        || url_with_password(value.as_bytes())
+        || upper.starts_with("VSCODE_GIT_")
+        || secret_value(value.as_bytes())
+}
+
+/// Values that are credentials whatever their name: a URL with a
+/// password, a PEM block, an Azure-style connection string.
+fn secret_value(value: &[u8]) -> bool {
+    let text = String::from_utf8_lossy(value);
+    text.contains("-----BEGIN")
+        || text.contains("AccountKey=")
+        || text.contains("SharedAccessSignature=")
+        || url_with_password(value)
 }
 
 /// `scheme://user:password@host…` anywhere in the value.
@@ -77,11 +102,25 @@ fn url_with_password(value: &[u8]) -> bool {
     let text = String::from_utf8_lossy(value);
     text.match_indices("://").any(|(at, sep)| {
         let rest = &text[at + sep.len()..];
-        let authority = rest.split(['/', '?', '#', ' ']).next().unwrap_or("");
-        authority
+        // The password may itself hold `/`, `?` or `#`: the userinfo ends
+        // at the last `@` before the next whitespace.
+        let token = rest.split(char::is_whitespace).next().unwrap_or("");
+        token
             .rsplit_once('@')
             .is_some_and(|(userinfo, _)| userinfo.contains(':'))
     })
+}
+
+/// `PATH` without empty or relative entries: those make program lookup
+/// depend on the working directory, so a workspace could plant its own
+/// `bash` (or any tool) and have it run in place of the real one.
+fn absolute_path_entries(value: &OsStr) -> OsString {
+    let kept: Vec<&[u8]> = value
+        .as_bytes()
+        .split(|byte| *byte == b':')
+        .filter(|entry| entry.first() == Some(&b'/'))
+        .collect();
+    OsString::from(OsStr::from_bytes(&kept.join(&b':')))
 }
 
 /// The environment for child processes.
@@ -115,6 +154,11 @@ impl ChildEnv {
         let mut kept = Vec::new();
         let mut removed = Vec::new();
         for (name, value) in vars {
+            let value = if name == "PATH" {
+                absolute_path_entries(&value)
+            } else {
+                value
+            };
             let allowed = allow.iter().any(|allowed| OsStr::new(allowed) == name);
             if !allowed && is_credential_like(&name, &value) {
                 removed.push(name.to_string_lossy().into_owned());

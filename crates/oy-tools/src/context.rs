@@ -246,6 +246,15 @@ impl Invocation<'_> {
                 summary: summary.clone(),
             });
         };
+        let cancelled = || ToolError::Denied {
+            tool: self.tool.to_owned(),
+            reason: "the turn was cancelled".to_owned(),
+            hint: "stop here and tell the user what was done so far".to_owned(),
+        };
+        if self.ctx.cancel.is_cancelled() {
+            approval(ApprovalStage::Denied);
+            return Err(cancelled());
+        }
         match policy.decide(effect) {
             Decision::Allow => {}
             Decision::Deny => {
@@ -278,6 +287,11 @@ impl Invocation<'_> {
                         hint: "ask the user what they want instead, or try a different approach"
                             .to_owned(),
                     });
+                }
+                // A Ctrl-C while the person was deciding wins over a late yes.
+                if self.ctx.cancel.is_cancelled() {
+                    approval(ApprovalStage::Denied);
+                    return Err(cancelled());
                 }
                 approval(ApprovalStage::Given);
             }

@@ -448,3 +448,23 @@ fn global_tools_json_is_trusted_and_listed() {
             .contains("echo_json")
     );
 }
+
+#[test]
+fn an_unusable_workspace_manifest_is_ignored_and_other_tools_still_work() {
+    let oy = Oy::new();
+    oy.file("a.txt", "x\n");
+    // A directory where the manifest should be.
+    std::fs::create_dir_all(oy.root.join(".oy/tools.json")).unwrap();
+    let out = oy.run(&["tool", "read", r#"{"path":"a.txt"}"#]);
+    assert_eq!(
+        (out.code, out.stdout.as_str()),
+        (0, "1\tx\n"),
+        "{}",
+        out.stderr
+    );
+    assert!(
+        out.stderr.contains("ignoring .oy/tools.json"),
+        "{}",
+        out.stderr
+    );
+}

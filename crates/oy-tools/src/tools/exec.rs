@@ -198,14 +198,30 @@ fn command_line(args: &ExecArgs) -> String {
                 .map(|(name, value)| quote(&format!("{name}={value}"))),
         );
     }
-    words.push(quote(&args.cmd));
+    // The program word must never read as an assignment (`A=1 ls` would
+    // look like "run ls"), so a `=` in it is always quoted.
+    words.push(if args.cmd.contains('=') {
+        format!("'{}'", args.cmd.replace('\'', r"'\''"))
+    } else {
+        quote(&args.cmd)
+    });
     words.extend(args.args.iter().map(|arg| quote(arg)));
-    words.join(" ")
+    let mut line = words.join(" ");
+    // What goes to stdin is part of what runs (`sh` reading a script).
+    if let Some(input) = &args.stdin {
+        line.push_str(" <<'OY_STDIN'\n");
+        line.push_str(input);
+        if !input.ends_with('\n') {
+            line.push('\n');
+        }
+        line.push_str("OY_STDIN");
+    }
+    line
 }
 
 /// POSIX single-quoting, only where a shell would otherwise read the word
 /// differently.
-fn quote(word: &str) -> String {
+pub(crate) fn quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()

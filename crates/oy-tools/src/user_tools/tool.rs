@@ -60,11 +60,17 @@ impl Tool for UserTool {
         check_required(name, &self.def.parameters, args, self.example)?;
         let input = args.to_string();
         let (dir, _) = working_dir(call, None, "cwd")?;
-        let argv = self.def.command.join(" ");
+        let argv: Vec<String> = self
+            .def
+            .command
+            .iter()
+            .map(|word| crate::tools::quote(word))
+            .collect();
+        let argv = argv.join(" ");
         call.authorize(
             Effect::Process,
             format!("run user tool `{name}`: {argv}"),
-            || Preview::Command(format!("{argv} <<< '{input}'")),
+            || Preview::Command(format!("{argv} <<< {}", crate::tools::quote(&input))),
         )?;
         let mut command = Command::new(&self.def.command[0]);
         command.args(&self.def.command[1..]).current_dir(dir);

@@ -383,10 +383,8 @@ fn a_token_fired_before_the_call_starts_nothing() {
     token.cancel();
     let env = auto().map_ctx(|ctx| ctx.with_cancel(token));
     let out = env.call("bash", json!({"command": "touch ran.txt"}));
-    assert_eq!(
-        out.text,
-        "exit: 130\ncancelled; process group killed\n(no output)\n"
-    );
+    // The gate refuses every side effect once the turn is cancelled.
+    assert_tool_error(&out, "the turn was cancelled");
     assert!(!env.exists("ran.txt"));
 }
 

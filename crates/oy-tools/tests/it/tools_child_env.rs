@@ -38,6 +38,26 @@ fn credential_like_variables_are_removed_and_useful_ones_kept() {
         ("HTTP_PROXY", "http://user:hunter2@proxy:3128"),
         ("STRIPE_APIKEY", "x"),
         ("DEPLOY_KEYS", "x"),
+        ("OPENAI_API_KEY2", "x"),
+        ("CI_JOB_JWT_V2", "x"),
+        ("GITHUB_PAT", "x"),
+        ("AZURE_DEVOPS_EXT_PAT", "x"),
+        (
+            "AZURE_STORAGE_CONNECTION_STRING",
+            "DefaultEndpointsProtocol=https;AccountKey=abc",
+        ),
+        ("IDENTITY_HEADER", "x"),
+        ("GCLOUD_KEYFILE_JSON", "{}"),
+        ("BORG_PASSPHRASE", "x"),
+        ("CREDS_PSW", "x"),
+        ("DB_PW", "x"),
+        ("SLACK_WEBHOOK_URL", "https://hooks"),
+        ("GITHUB_APP_PEM", "x"),
+        ("GIT_ASKPASS", "/usr/bin/askpass"),
+        ("VSCODE_GIT_IPC_HANDLE", "/tmp/sock"),
+        ("SOME_BLOB", "-----BEGIN OPENSSH PRIVATE KEY-----"),
+        ("PG_URL", "postgres://u:p/ss@h/db"),
+        ("MONGO_URL", "mongodb://u:p#ss@h"),
     ];
     let kept_names = [
         ("PATH", "/usr/bin"),
@@ -95,4 +115,13 @@ fn the_default_environment_holds_nothing_of_the_parent() {
         .map(|(k, _)| k.to_string_lossy().into_owned())
         .collect();
     assert_eq!(names, ["PATH", "LANG"]);
+}
+
+#[test]
+fn path_keeps_only_absolute_entries() {
+    let env = ChildEnv::filtered(vars(&[("PATH", ":./bin:/usr/bin::bin:/bin:")]), &[]);
+    assert_eq!(
+        env.get("PATH").and_then(|v| v.to_str()),
+        Some("/usr/bin:/bin")
+    );
 }

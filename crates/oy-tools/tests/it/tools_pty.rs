@@ -419,12 +419,26 @@ fn credential_variables_do_not_reach_the_session() {
 #[test]
 fn a_cancelled_turn_stops_waiting_but_keeps_the_session() {
     let cancel = CancelToken::new();
+    let env = auto().map_ctx(|ctx| ctx.with_cancel(cancel.clone()));
+    let out = start(&env, "sleep 30", 50);
+    assert!(out.text.starts_with("session 1 running"), "{}", out.text);
     cancel.cancel();
-    let env = auto().map_ctx(|ctx| ctx.with_cancel(cancel));
+    // Reading output (no input) is not a side effect: it still works, and
+    // the cancelled turn cuts its wait short.
     let started = Instant::now();
-    let out = start(&env, "sleep 30", 20000);
+    let out = env.call(
+        "write_stdin",
+        json!({"session_id": 1, "chars": "", "yield_time_ms": 20000}),
+    );
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(out.text.starts_with("session 1 running"), "{}", out.text);
+    // Starting anything new is refused once the turn is cancelled.
+    let out = env.call("exec_command", json!({"cmd": "true"}));
+    assert!(
+        !out.ok && out.text.contains("the turn was cancelled"),
+        "{}",
+        out.text
+    );
 }
 
 #[test]

@@ -254,7 +254,14 @@ fn decode_entities(text: &str) -> String {
     while let Some(amp) = rest.find('&') {
         out.push_str(&rest[..amp]);
         rest = &rest[amp..];
-        let end = rest.find(';').filter(|end| *end <= 10);
+        // Look for the `;` only within an entity's longest length: searching
+        // the whole rest for every `&` made a page of `&`s quadratic.
+        let window = rest
+            .char_indices()
+            .take_while(|(at, _)| *at <= 10)
+            .last()
+            .map_or(0, |(at, c)| at + c.len_utf8());
+        let end = rest[..window].find(';');
         let decoded = end.and_then(|end| match &rest[1..end] {
             "amp" => Some('&'),
             "lt" => Some('<'),
@@ -362,5 +369,26 @@ mod tests {
         }
         assert_eq!(strip("a < b").text, "a < b");
         assert_eq!(decode_entities("&#x41;&#66;&bogus;&"), "AB&bogus;&");
+    }
+}
+
+#[cfg(test)]
+mod entity_tests {
+    use super::decode_entities;
+
+    #[test]
+    fn a_page_of_ampersands_decodes_whole() {
+        // The old quadratic scan took minutes on this; it stays in the
+        // suite as a size that makes such a regression impossible to miss.
+        let text = "&".repeat(400_000);
+        assert_eq!(decode_entities(&text), text);
+    }
+
+    #[test]
+    fn entities_still_decode() {
+        assert_eq!(
+            decode_entities("a &amp; b &#x41;&#66; &nbsp;&unknown; &"),
+            "a & b AB  &unknown; &"
+        );
     }
 }
