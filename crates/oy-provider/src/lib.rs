@@ -15,18 +15,28 @@
 //! frontend resolves configuration), know about oy's tools, or retry a
 //! prompt once the caller says a side effect was attempted.
 
+mod autodetect;
 mod error;
 pub mod limits;
 mod model;
+mod openai;
+mod openai_chat;
+mod openai_responses;
 mod provider;
 pub mod retry;
 mod scripted;
 mod secret;
 
+pub use autodetect::{
+    LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,
+};
 pub use error::{ErrorKind, ProviderError};
 pub use model::{
     Event, Message, ModelInfo, ReasoningEffort, Request, StopReason, ToolCall, ToolSchema, Usage,
 };
+pub use openai::OpenAiConfig;
+pub use openai_chat::OpenAiChatProvider;
+pub use openai_responses::{OpenAiResponsesConfig, OpenAiResponsesProvider};
 pub use provider::{BoxFuture, EventStream, Provider};
 pub use retry::{RetryNotice, RetryPolicy, stream_with_retries};
 pub use scripted::{ScriptedProvider, ScriptedReply};

@@ -7,5 +7,9 @@
     reason = "tests fail loudly"
 )]
 
+mod provider_autodetect;
+mod provider_chat;
+mod provider_chat_errors;
+mod provider_responses;
 mod provider_retry;
 mod provider_secret;

@@ -1,0 +1,157 @@
+//! A bounded server-sent-events reader over a streaming HTTP body, with an
+//! idle timeout: no event, line or whole answer may grow past
+//! [`crate::limits`], and a body that goes silent fails as
+//! [`ErrorKind::IdleTimeout`].
+
+use std::time::Duration;
+
+use crate::error::{ErrorKind, ProviderError};
+use crate::limits::{MAX_RESPONSE_BYTES, MAX_SSE_EVENT_BYTES};
+
+/// One dispatched event: its `event:` name (when the server sent one) and
+/// its `data:` lines joined by `\n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SseEvent {
+    /// The `event:` field, if any.
+    pub(crate) event: Option<String>,
+    /// The joined `data:` payload.
+    pub(crate) data: String,
+}
+
+/// Reads events from a response body chunk by chunk.
+pub(crate) struct SseReader {
+    response: reqwest::Response,
+    idle_timeout: Duration,
+    /// Bytes received but not yet split into lines.
+    buffer: Vec<u8>,
+    /// The event being assembled.
+    data: String,
+    has_data: bool,
+    event: Option<String>,
+    total: usize,
+    eof: bool,
+}
+
+impl SseReader {
+    pub(crate) fn new(response: reqwest::Response, idle_timeout: Duration) -> Self {
+        Self {
+            response,
+            idle_timeout,
+            buffer: Vec::new(),
+            data: String::new(),
+            has_data: false,
+            event: None,
+            total: 0,
+            eof: false,
+        }
+    }
+
+    /// The next event; `Ok(None)` when the body ended. An event left
+    /// unfinished at the end of the body (no blank line) is dropped, as the
+    /// SSE spec says, so a stream cut mid-event looks like a stream that
+    /// ended early and the caller reports it as cut.
+    pub(crate) async fn next_event(&mut self) -> Result<Option<SseEvent>, ProviderError> {
+        loop {
+            while let Some(newline) = self.buffer.iter().position(|&byte| byte == b'\n') {
+                let mut line: Vec<u8> = self.buffer.drain(..=newline).collect();
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if let Some(event) = self.take_line(&line)? {
+                    return Ok(Some(event));
+                }
+            }
+            if self.buffer.len() > MAX_SSE_EVENT_BYTES {
+                return Err(event_too_large());
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let chunk = tokio::time::timeout(self.idle_timeout, self.response.chunk())
+                .await
+                .map_err(|_| {
+                    ProviderError::new(
+                        ErrorKind::IdleTimeout,
+                        format!(
+                            "the provider sent nothing for {} s; the stream was cut",
+                            self.idle_timeout.as_secs_f32()
+                        ),
+                    )
+                })?
+                .map_err(|error| {
+                    ProviderError::new(
+                        ErrorKind::StreamCut,
+                        format!("the stream broke: {}", super::error_without_url(&error)),
+                    )
+                })?;
+            match chunk {
+                Some(bytes) => {
+                    self.total = self.total.saturating_add(bytes.len());
+                    if self.total > MAX_RESPONSE_BYTES {
+                        return Err(ProviderError::new(
+                            ErrorKind::LimitExceeded,
+                            format!(
+                                "the provider's answer exceeded {MAX_RESPONSE_BYTES} bytes; it was cut"
+                            ),
+                        ));
+                    }
+                    self.buffer.extend_from_slice(&bytes);
+                }
+                None => self.eof = true,
+            }
+        }
+    }
+
+    /// Applies one line; returns an event when the line was the blank line
+    /// that dispatches it.
+    fn take_line(&mut self, line: &[u8]) -> Result<Option<SseEvent>, ProviderError> {
+        if line.is_empty() {
+            if !self.has_data {
+                self.event = None;
+                return Ok(None);
+            }
+            self.has_data = false;
+            return Ok(Some(SseEvent {
+                event: self.event.take(),
+                data: std::mem::take(&mut self.data),
+            }));
+        }
+        if line.first() == Some(&b':') {
+            return Ok(None);
+        }
+        let text = std::str::from_utf8(line).map_err(|_| {
+            ProviderError::new(
+                ErrorKind::Protocol,
+                "the provider sent an event that is not UTF-8",
+            )
+        })?;
+        let (field, value) = match text.split_once(':') {
+            Some((field, value)) => (field, value.strip_prefix(' ').unwrap_or(value)),
+            None => (text, ""),
+        };
+        match field {
+            "data" => {
+                if self.data.len() + value.len() + 1 > MAX_SSE_EVENT_BYTES {
+                    return Err(event_too_large());
+                }
+                if self.has_data {
+                    self.data.push('\n');
+                }
+                self.data.push_str(value);
+                self.has_data = true;
+            }
+            "event" => self.event = Some(value.to_owned()),
+            // `id:`, `retry:` and unknown fields carry nothing oy uses.
+            _ => {}
+        }
+        Ok(None)
+    }
+}
+
+fn event_too_large() -> ProviderError {
+    ProviderError::new(
+        ErrorKind::LimitExceeded,
+        format!("the provider sent an event larger than {MAX_SSE_EVENT_BYTES} bytes; it was cut"),
+    )
+}
