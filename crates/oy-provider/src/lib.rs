@@ -16,6 +16,8 @@
 //! prompt once the caller says a side effect was attempted.
 
 mod autodetect;
+#[cfg(feature = "bedrock")]
+mod bedrock;
 mod error;
 pub mod limits;
 mod model;
@@ -30,13 +32,15 @@ mod secret;
 pub use autodetect::{
     LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,
 };
+#[cfg(feature = "bedrock")]
+pub use bedrock::{BedrockConfig, BedrockProvider, SdkConfig};
 pub use error::{ErrorKind, ProviderError};
 pub use model::{
     Event, Message, ModelInfo, ReasoningEffort, Request, StopReason, ToolCall, ToolSchema, Usage,
 };
 pub use openai::OpenAiConfig;
 pub use openai_chat::OpenAiChatProvider;
-pub use openai_responses::{OpenAiResponsesConfig, OpenAiResponsesProvider};
+pub use openai_responses::OpenAiResponsesProvider;
 pub use provider::{BoxFuture, EventStream, Provider};
 pub use retry::{RetryNotice, RetryPolicy, stream_with_retries};
 pub use scripted::{ScriptedProvider, ScriptedReply};

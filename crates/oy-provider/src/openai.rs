@@ -51,11 +51,14 @@ pub struct OpenAiConfig {
     /// Allow sending the key over plain `http://` to a host that is not
     /// loopback (otherwise refused as a configuration error).
     pub allow_insecure_key: bool,
+    /// An explicit proxy URL for every request. Proxy environment variables
+    /// are ignored: the frontend resolves the environment, not this library.
+    pub proxy: Option<String>,
 }
 
 impl OpenAiConfig {
-    /// A config for `base_url` with no key, no extra headers, a 120 s
-    /// request timeout and a 60 s idle timeout.
+    /// A config for `base_url` with no key, no extra headers, no proxy, a
+    /// 120 s request timeout and a 60 s idle timeout.
     pub fn new(base_url: impl Into<String>) -> Self {
         Self {
             base_url: base_url.into(),
@@ -65,6 +68,7 @@ impl OpenAiConfig {
             request_timeout: Duration::from_secs(120),
             idle_timeout: Duration::from_secs(60),
             allow_insecure_key: false,
+            proxy: None,
         }
     }
 }
@@ -84,6 +88,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("allow_insecure_key", &self.allow_insecure_key)
+            .field("proxy", &self.proxy.as_deref().map(redact_userinfo))
             .finish()
     }
 }
@@ -142,10 +147,13 @@ impl OpenAiClient {
             // An API endpoint has no business redirecting; following one
             // could carry the key elsewhere.
             .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(config.request_timeout.min(Duration::from_secs(30)));
-        if loopback {
-            // A proxy from the environment must not see local traffic.
-            builder = builder.no_proxy();
+            .connect_timeout(config.request_timeout.min(Duration::from_secs(30)))
+            // Only an explicit proxy is used: a library reads no environment.
+            .no_proxy();
+        if let Some(proxy) = &config.proxy {
+            let proxy = reqwest::Proxy::all(proxy.trim())
+                .map_err(|_| config_error("the provider proxy is not a valid URL"))?;
+            builder = builder.proxy(proxy);
         }
         let http = builder.build().map_err(|error| {
             config_error(format!(
@@ -239,8 +247,23 @@ impl OpenAiClient {
             status.as_u16(),
             retry_after,
             &detail,
-            self.config.api_key_name.as_deref(),
+            self.credential(),
         ))
+    }
+
+    /// What a 401/403 message names as the key's source: `None` when no key
+    /// was sent.
+    fn credential(&self) -> Option<&str> {
+        self.config
+            .api_key
+            .as_ref()
+            .filter(|key| !key.is_empty())
+            .map(|_| {
+                self.config
+                    .api_key_name
+                    .as_deref()
+                    .unwrap_or("the configured API key")
+            })
     }
 
     fn send_error(&self, error: &reqwest::Error) -> ProviderError {
@@ -303,13 +326,33 @@ fn timeout_error(timeout: Duration) -> ProviderError {
     )
 }
 
+/// `localhost` (and `*.localhost`, which resolves there too) or a loopback
+/// IP address.
 fn is_loopback(url: &reqwest::Url) -> bool {
     let host = url.host_str().unwrap_or_default();
     let bare = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || bare
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
+    match bare.parse::<std::net::IpAddr>() {
+        Ok(ip) => ip.is_loopback(),
+        Err(_) => {
+            let name = bare.trim_end_matches('.').to_ascii_lowercase();
+            name == "localhost" || name.ends_with(".localhost")
+        }
+    }
+}
+
+/// A URL with any `user:password@` taken out, for `Debug`.
+fn redact_userinfo(text: &str) -> String {
+    match reqwest::Url::parse(text) {
+        Ok(mut url) => {
+            if !url.username().is_empty() || url.password().is_some() {
+                // Only fails for URLs that cannot have credentials at all.
+                let _ = url.set_username("***");
+                let _ = url.set_password(None);
+            }
+            url.to_string()
+        }
+        Err(_) => "<invalid proxy URL>".to_owned(),
+    }
 }
 
 /// Reads a body up to `limit` bytes; more is a [`ErrorKind::LimitExceeded`].
@@ -335,7 +378,8 @@ async fn read_bounded(
     Ok(body)
 }
 
-/// `Retry-After` (seconds or an HTTP date) or OpenAI's `retry-after-ms`.
+/// OpenAI's `retry-after-ms`, else `Retry-After` (seconds, possibly
+/// fractional, or an HTTP date).
 pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Duration> {
     if let Some(ms) =
         header_str(headers, "retry-after-ms").and_then(|v| v.trim().parse::<f64>().ok())
@@ -347,6 +391,9 @@ pub(crate) fn retry_after(headers: &HeaderMap, now: SystemTime) -> Option<Durati
     let value = header_str(headers, "retry-after")?.trim();
     if let Ok(seconds) = value.parse::<u64>() {
         return Some(Duration::from_secs(seconds));
+    }
+    if let Ok(seconds) = value.parse::<f64>() {
+        return Duration::try_from_secs_f64(seconds).ok();
     }
     let at = httpdate::parse_http_date(value).ok()?;
     Some(at.duration_since(now).unwrap_or(Duration::ZERO))
@@ -426,4 +473,70 @@ pub(crate) fn parse_models(body: &[u8]) -> Result<Vec<ModelInfo>, ProviderError>
                 .or(entry.max_model_len),
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn client(
+        base_url: &str,
+        key: Option<&str>,
+        allow_insecure_key: bool,
+    ) -> Result<OpenAiClient, ProviderError> {
+        let mut config = OpenAiConfig::new(base_url);
+        config.api_key = key.map(Secret::new);
+        config.allow_insecure_key = allow_insecure_key;
+        OpenAiClient::new(config)
+    }
+
+    #[test]
+    fn key_over_plain_http_only_to_loopback() {
+        let key = Some("sk-test");
+        assert!(client("http://127.0.0.1:8080/v1", key, false).is_ok());
+        assert!(client("http://[::1]:8080/v1", key, false).is_ok());
+        assert!(client("http://localhost:11434/v1", key, false).is_ok());
+        assert!(client("http://api.localhost:11434/v1", key, false).is_ok());
+        assert!(client("http://example.com/v1", None, false).is_ok());
+        assert!(client("http://example.com/v1", key, true).is_ok());
+        let error = client("http://example.com/v1", key, false).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Config);
+        assert!(client("ftp://example.com/", None, false).is_err());
+    }
+
+    #[test]
+    fn invalid_proxy_is_a_config_error_and_debug_hides_its_password() {
+        let mut config = OpenAiConfig::new("https://api.openai.com/v1");
+        config.proxy = Some("http://user:hunter2@proxy.example:3128".to_owned());
+        assert!(!format!("{config:?}").contains("hunter2"));
+        assert!(OpenAiClient::new(config.clone()).is_ok());
+        config.proxy = Some("not a url".to_owned());
+        let error = OpenAiClient::new(config).unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::Config);
+    }
+
+    #[test]
+    fn retry_after_reads_ms_then_seconds() {
+        let now = SystemTime::now();
+        let mut headers = HeaderMap::new();
+        headers.insert("retry-after", HeaderValue::from_static("7"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_secs(7)));
+        headers.insert("retry-after", HeaderValue::from_static("1.5"));
+        assert_eq!(
+            retry_after(&headers, now),
+            Some(Duration::from_millis(1500))
+        );
+        headers.insert("retry-after-ms", HeaderValue::from_static("250"));
+        assert_eq!(retry_after(&headers, now), Some(Duration::from_millis(250)));
+    }
+
+    #[test]
+    fn detail_prefers_the_error_message() {
+        assert_eq!(
+            error_detail(br#"{"error":{"message":"slow down"}}"#),
+            "slow down"
+        );
+        assert_eq!(error_detail(br#"{"error":"overloaded"}"#), "overloaded");
+        assert_eq!(error_detail(b" plain text "), "plain text");
+    }
 }

@@ -18,10 +18,10 @@ pub(crate) struct SseEvent {
     pub(crate) data: String,
 }
 
-/// Reads events from a response body chunk by chunk.
-pub(crate) struct SseReader {
-    response: reqwest::Response,
-    idle_timeout: Duration,
+/// The parsing half, fed bytes; kept apart from the I/O so it can be tested
+/// without a server. Lines may end in `\n` or `\r\n`.
+#[derive(Debug, Default)]
+pub(crate) struct SseParser {
     /// Bytes received but not yet split into lines.
     buffer: Vec<u8>,
     /// The event being assembled.
@@ -29,78 +29,39 @@ pub(crate) struct SseReader {
     has_data: bool,
     event: Option<String>,
     total: usize,
-    eof: bool,
 }
 
-impl SseReader {
-    pub(crate) fn new(response: reqwest::Response, idle_timeout: Duration) -> Self {
-        Self {
-            response,
-            idle_timeout,
-            buffer: Vec::new(),
-            data: String::new(),
-            has_data: false,
-            event: None,
-            total: 0,
-            eof: false,
+impl SseParser {
+    /// Adds bytes from the wire, checking the whole-answer limit.
+    pub(crate) fn feed(&mut self, bytes: &[u8]) -> Result<(), ProviderError> {
+        self.total = self.total.saturating_add(bytes.len());
+        if self.total > MAX_RESPONSE_BYTES {
+            return Err(ProviderError::new(
+                ErrorKind::LimitExceeded,
+                format!("the provider's answer exceeded {MAX_RESPONSE_BYTES} bytes; it was cut"),
+            ));
         }
+        self.buffer.extend_from_slice(bytes);
+        Ok(())
     }
 
-    /// The next event; `Ok(None)` when the body ended. An event left
-    /// unfinished at the end of the body (no blank line) is dropped, as the
-    /// SSE spec says, so a stream cut mid-event looks like a stream that
-    /// ended early and the caller reports it as cut.
-    pub(crate) async fn next_event(&mut self) -> Result<Option<SseEvent>, ProviderError> {
-        loop {
-            while let Some(newline) = self.buffer.iter().position(|&byte| byte == b'\n') {
-                let mut line: Vec<u8> = self.buffer.drain(..=newline).collect();
+    /// The next complete event in what was fed so far, if any. A line still
+    /// unfinished may not grow past the event limit.
+    pub(crate) fn next_event(&mut self) -> Result<Option<SseEvent>, ProviderError> {
+        while let Some(newline) = self.buffer.iter().position(|&byte| byte == b'\n') {
+            let mut line: Vec<u8> = self.buffer.drain(..=newline).collect();
+            line.pop();
+            if line.last() == Some(&b'\r') {
                 line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
-                if let Some(event) = self.take_line(&line)? {
-                    return Ok(Some(event));
-                }
             }
-            if self.buffer.len() > MAX_SSE_EVENT_BYTES {
-                return Err(event_too_large());
-            }
-            if self.eof {
-                return Ok(None);
-            }
-            let chunk = tokio::time::timeout(self.idle_timeout, self.response.chunk())
-                .await
-                .map_err(|_| {
-                    ProviderError::new(
-                        ErrorKind::IdleTimeout,
-                        format!(
-                            "the provider sent nothing for {} s; the stream was cut",
-                            self.idle_timeout.as_secs_f32()
-                        ),
-                    )
-                })?
-                .map_err(|error| {
-                    ProviderError::new(
-                        ErrorKind::StreamCut,
-                        format!("the stream broke: {}", super::error_without_url(&error)),
-                    )
-                })?;
-            match chunk {
-                Some(bytes) => {
-                    self.total = self.total.saturating_add(bytes.len());
-                    if self.total > MAX_RESPONSE_BYTES {
-                        return Err(ProviderError::new(
-                            ErrorKind::LimitExceeded,
-                            format!(
-                                "the provider's answer exceeded {MAX_RESPONSE_BYTES} bytes; it was cut"
-                            ),
-                        ));
-                    }
-                    self.buffer.extend_from_slice(&bytes);
-                }
-                None => self.eof = true,
+            if let Some(event) = self.take_line(&line)? {
+                return Ok(Some(event));
             }
         }
+        if self.buffer.len() > MAX_SSE_EVENT_BYTES {
+            return Err(event_too_large());
+        }
+        Ok(None)
     }
 
     /// Applies one line; returns an event when the line was the blank line
@@ -149,9 +110,116 @@ impl SseReader {
     }
 }
 
+/// Reads events from a response body chunk by chunk.
+pub(crate) struct SseReader {
+    response: reqwest::Response,
+    idle_timeout: Duration,
+    parser: SseParser,
+    eof: bool,
+}
+
+impl SseReader {
+    pub(crate) fn new(response: reqwest::Response, idle_timeout: Duration) -> Self {
+        Self {
+            response,
+            idle_timeout,
+            parser: SseParser::default(),
+            eof: false,
+        }
+    }
+
+    /// The next event; `Ok(None)` when the body ended. An event left
+    /// unfinished at the end of the body (no blank line) is dropped, as the
+    /// SSE spec says, so a stream cut mid-event looks like a stream that
+    /// ended early and the caller reports it as cut.
+    pub(crate) async fn next_event(&mut self) -> Result<Option<SseEvent>, ProviderError> {
+        loop {
+            if let Some(event) = self.parser.next_event()? {
+                return Ok(Some(event));
+            }
+            if self.eof {
+                return Ok(None);
+            }
+            let chunk = tokio::time::timeout(self.idle_timeout, self.response.chunk())
+                .await
+                .map_err(|_| {
+                    ProviderError::new(
+                        ErrorKind::IdleTimeout,
+                        format!(
+                            "the provider sent nothing for {} s; the stream was cut",
+                            self.idle_timeout.as_secs_f32()
+                        ),
+                    )
+                })?
+                .map_err(|error| {
+                    ProviderError::new(
+                        ErrorKind::StreamCut,
+                        format!("the stream broke: {}", super::error_without_url(&error)),
+                    )
+                })?;
+            match chunk {
+                Some(bytes) => self.parser.feed(&bytes)?,
+                None => self.eof = true,
+            }
+        }
+    }
+}
+
 fn event_too_large() -> ProviderError {
     ProviderError::new(
         ErrorKind::LimitExceeded,
         format!("the provider sent an event larger than {MAX_SSE_EVENT_BYTES} bytes; it was cut"),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn events(input: &[&str]) -> Vec<SseEvent> {
+        let mut parser = SseParser::default();
+        let mut out = Vec::new();
+        for piece in input {
+            parser.feed(piece.as_bytes()).unwrap();
+            while let Some(event) = parser.next_event().unwrap() {
+                out.push(event);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn joins_data_lines_and_handles_crlf_and_split_chunks() {
+        let got = events(&[
+            "event: a\r\ndata: {\"x\":",
+            "1}\r\n\r\n: ping\n\ndata: b\ndata: c\n\n",
+        ]);
+        assert_eq!(
+            got,
+            vec![
+                SseEvent {
+                    event: Some("a".into()),
+                    data: "{\"x\":1}".into()
+                },
+                SseEvent {
+                    event: None,
+                    data: "b\nc".into()
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn unterminated_event_is_not_dispatched() {
+        assert!(events(&["data: {\"a\":1}\n"]).is_empty());
+    }
+
+    #[test]
+    fn long_line_without_newline_hits_the_event_limit() {
+        let mut parser = SseParser::default();
+        let big = vec![b'x'; MAX_SSE_EVENT_BYTES + 1];
+        parser.feed(&big).unwrap();
+        let error = parser.next_event().unwrap_err();
+        assert_eq!(error.kind(), ErrorKind::LimitExceeded);
+    }
 }

@@ -8,6 +8,8 @@
 )]
 
 mod provider_autodetect;
+#[cfg(feature = "bedrock")]
+mod provider_bedrock;
 mod provider_chat;
 mod provider_chat_errors;
 mod provider_responses;

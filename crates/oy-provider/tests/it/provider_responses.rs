@@ -5,8 +5,8 @@
 
 use futures_util::StreamExt;
 use oy_provider::{
-    ErrorKind, Event, Message, OpenAiResponsesConfig, OpenAiResponsesProvider, Provider,
-    ProviderError, ReasoningEffort, Request, Secret, StopReason, ToolCall, ToolSchema, Usage,
+    ErrorKind, Event, Message, OpenAiConfig, OpenAiResponsesProvider, Provider, ProviderError,
+    ReasoningEffort, Request, Secret, StopReason, ToolCall, ToolSchema, Usage,
 };
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
@@ -41,10 +41,10 @@ async fn server_with(template: ResponseTemplate) -> MockServer {
     server
 }
 
-fn config(server: &MockServer, key: Option<&str>) -> OpenAiResponsesConfig {
-    let mut config = OpenAiResponsesConfig::new(format!("{}/v1/", server.uri()));
+fn config(server: &MockServer, key: Option<&str>) -> OpenAiConfig {
+    let mut config = OpenAiConfig::new(format!("{}/v1/", server.uri()));
     config.api_key = key.map(Secret::new);
-    config.key_source = key.map(|_| "OPENAI_API_KEY".to_owned());
+    config.api_key_name = key.map(|_| "OPENAI_API_KEY".to_owned());
     config
 }
 
@@ -407,7 +407,7 @@ async fn authorization_is_sent_only_with_a_key() {
     for key in [Some(KEY), None, Some("")] {
         let server = server_with(sse(fixture!("text"))).await;
         let mut config = config(&server, key);
-        config.headers = vec![("OpenAI-Organization".to_owned(), "org-1".to_owned())];
+        config.extra_headers = vec![("OpenAI-Organization".to_owned(), "org-1".to_owned())];
         let provider = OpenAiResponsesProvider::new(config).unwrap();
         assert!(run(&provider).await.iter().all(Result::is_ok));
         let requests = server.received_requests().await.unwrap();
@@ -446,12 +446,12 @@ async fn unknown_event_types_are_ignored() {
 
 #[test]
 fn key_over_plain_http_to_a_remote_host_is_refused() {
-    let mut config = OpenAiResponsesConfig::new("http://models.example.com/v1");
+    let mut config = OpenAiConfig::new("http://models.example.com/v1");
     config.api_key = Some(Secret::new(KEY));
     let error = OpenAiResponsesProvider::new(config.clone()).unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Config);
     assert!(!error.to_string().contains(KEY));
-    config.allow_insecure_http = true;
+    config.allow_insecure_key = true;
     assert!(OpenAiResponsesProvider::new(config).is_ok());
 }
 

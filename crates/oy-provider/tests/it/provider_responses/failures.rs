@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use futures_util::StreamExt;
-use oy_provider::{ErrorKind, Event, OpenAiResponsesConfig, OpenAiResponsesProvider, Provider};
+use oy_provider::{ErrorKind, Event, OpenAiConfig, OpenAiResponsesProvider, Provider};
 use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
@@ -92,7 +92,7 @@ async fn connection_refused_is_a_connect_error() {
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     drop(listener);
-    let config = OpenAiResponsesConfig::new(format!("http://127.0.0.1:{port}/v1"));
+    let config = OpenAiConfig::new(format!("http://127.0.0.1:{port}/v1"));
     let error = OpenAiResponsesProvider::new(config)
         .unwrap()
         .stream(&request())
@@ -165,7 +165,7 @@ async fn silent_stream_is_cut_after_the_idle_timeout() {
         "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hel\"}\n\n",
     )
     .await;
-    let mut config = OpenAiResponsesConfig::new(base);
+    let mut config = OpenAiConfig::new(base);
     config.idle_timeout = Duration::from_millis(300);
     let items = run(&OpenAiResponsesProvider::new(config).unwrap()).await;
     assert_eq!(

@@ -1,0 +1,233 @@
+//! [`BedrockProvider`]: AWS Bedrock through the runtime API's
+//! `ConverseStream`, with tool use. The frontend resolves configuration
+//! (oy-cli calls `aws_config::defaults(BehaviorVersion::latest()).load()`
+//! for the standard credential chain, `AWS_REGION` and `AWS_PROFILE`) and
+//! passes the resulting [`SdkConfig`] in, or builds a [`BedrockConfig`]
+//! from explicit values; this crate never reads the environment. The SDK's
+//! own retries and stalled-stream protection are off: [`crate::retry`]
+//! decides retries (never after a side effect) and the idle timeout here
+//! cuts silent streams.
+
+mod decode;
+mod errors;
+mod request;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use aws_sdk_bedrockruntime::Client;
+use aws_sdk_bedrockruntime::config::retry::RetryConfig;
+use aws_sdk_bedrockruntime::config::{
+    BehaviorVersion, Builder, ProvideCredentials, Region, SharedCredentialsProvider,
+    StalledStreamProtectionConfig,
+};
+use aws_sdk_bedrockruntime::primitives::event_stream::EventReceiver;
+use aws_sdk_bedrockruntime::types::ConverseStreamOutput;
+use aws_sdk_bedrockruntime::types::error::ConverseStreamOutputError;
+pub use aws_types::SdkConfig;
+use futures_util::stream;
+
+use crate::error::{ErrorKind, ProviderError};
+use crate::model::{Event, ModelInfo, Request};
+use crate::provider::{BoxFuture, EventStream, Provider};
+
+use decode::ConverseDecoder;
+use request::ConverseInput;
+
+/// The default idle timeout: a stream silent this long is cut.
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Explicit Bedrock settings, for callers that do not load an [`SdkConfig`].
+#[derive(Debug, Clone)]
+pub struct BedrockConfig {
+    /// The AWS region (`us-east-1`…).
+    pub region: String,
+    /// Send requests here instead of the regional endpoint (tests, VPC
+    /// endpoints). Requests are still signed.
+    pub endpoint_url: Option<String>,
+    /// Where credentials come from.
+    pub credentials: SharedCredentialsProvider,
+    /// A stream silent this long is cut ([`ErrorKind::IdleTimeout`]).
+    pub idle_timeout: Duration,
+}
+
+impl BedrockConfig {
+    /// Settings for `region` with `credentials`, the regional endpoint and a
+    /// 60 s idle timeout.
+    pub fn new(region: impl Into<String>, credentials: impl ProvideCredentials + 'static) -> Self {
+        Self {
+            region: region.into(),
+            endpoint_url: None,
+            credentials: SharedCredentialsProvider::new(credentials),
+            idle_timeout: DEFAULT_IDLE_TIMEOUT,
+        }
+    }
+
+    /// The same settings with requests sent to `url`.
+    pub fn with_endpoint_url(mut self, url: impl Into<String>) -> Self {
+        self.endpoint_url = Some(url.into());
+        self
+    }
+}
+
+/// The Bedrock backend.
+#[derive(Debug, Clone)]
+pub struct BedrockProvider {
+    client: Client,
+    idle_timeout: Duration,
+}
+
+impl BedrockProvider {
+    /// A provider from explicit settings.
+    pub fn new(config: BedrockConfig) -> Self {
+        let mut builder = Builder::new()
+            .behavior_version(BehaviorVersion::latest())
+            .region(Region::new(config.region))
+            .credentials_provider(config.credentials);
+        if let Some(url) = config.endpoint_url {
+            builder = builder.endpoint_url(url);
+        }
+        Self::with_builder(builder, config.idle_timeout)
+    }
+
+    /// A provider from an [`SdkConfig`] the frontend loaded (region,
+    /// credentials, endpoint override), with a 60 s idle timeout. A missing
+    /// region shows up as an [`ErrorKind::Config`] error on the first call.
+    pub fn from_sdk_config(config: &SdkConfig) -> Self {
+        Self::with_builder(Builder::from(config), DEFAULT_IDLE_TIMEOUT)
+    }
+
+    /// The same provider with another idle timeout.
+    pub fn with_idle_timeout(mut self, idle_timeout: Duration) -> Self {
+        self.idle_timeout = idle_timeout;
+        self
+    }
+
+    fn with_builder(builder: Builder, idle_timeout: Duration) -> Self {
+        let config = builder
+            .retry_config(RetryConfig::disabled())
+            .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
+            .build();
+        Self {
+            client: Client::from_conf(config),
+            idle_timeout,
+        }
+    }
+
+    async fn open(&self, request: &Request) -> Result<EventStream, ProviderError> {
+        let input = ConverseInput::new(request)?;
+        let call = self
+            .client
+            .converse_stream()
+            .model_id(&request.model)
+            .set_messages(Some(input.messages))
+            .set_system(input.system)
+            .set_tool_config(input.tool_config)
+            .set_inference_config(input.inference)
+            .send();
+        let output = tokio::time::timeout(self.idle_timeout, call)
+            .await
+            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
+            .map_err(errors::from_send)?;
+        Ok(Box::pin(events(output.stream, self.idle_timeout)))
+    }
+}
+
+impl Provider for BedrockProvider {
+    fn name(&self) -> &str {
+        "bedrock"
+    }
+
+    fn stream<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> BoxFuture<'a, Result<EventStream, ProviderError>> {
+        Box::pin(self.open(request))
+    }
+
+    fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
+        // ListFoundationModels is in the control-plane API (the separate
+        // `aws-sdk-bedrock` crate), which oy does not build in.
+        Box::pin(async {
+            Err(ProviderError::new(
+                ErrorKind::Config,
+                "listing Bedrock models needs the Bedrock control-plane API \
+                 (ListFoundationModels), which oy does not include; name a model id \
+                 with --model (see `aws bedrock list-foundation-models`)",
+            ))
+        })
+    }
+}
+
+type Receiver = EventReceiver<ConverseStreamOutput, ConverseStreamOutputError>;
+
+/// Reading state: the receiver, the decoder, events decoded but not yet
+/// yielded, the error that ends the stream, and whether it has ended.
+struct State {
+    receiver: Receiver,
+    idle_timeout: Duration,
+    decoder: ConverseDecoder,
+    pending: VecDeque<Event>,
+    error: Option<ProviderError>,
+    ended: bool,
+}
+
+/// The answer as a stream of events; the first error ends it.
+fn events(
+    receiver: Receiver,
+    idle_timeout: Duration,
+) -> impl futures_core::Stream<Item = Result<Event, ProviderError>> + Send {
+    let state = State {
+        receiver,
+        idle_timeout,
+        decoder: ConverseDecoder::default(),
+        pending: VecDeque::new(),
+        error: None,
+        ended: false,
+    };
+    stream::unfold(state, |mut state| async move {
+        loop {
+            if let Some(event) = state.pending.pop_front() {
+                return Some((Ok(event), state));
+            }
+            if let Some(error) = state.error.take() {
+                return Some((Err(error), state));
+            }
+            if state.ended {
+                return None;
+            }
+            if let Err(error) = step(&mut state).await {
+                // Events decoded before the failure still go out first.
+                state.ended = true;
+                state.error = Some(error);
+            }
+        }
+    })
+}
+
+/// Reads one stream event into `pending`, or marks the end.
+async fn step(state: &mut State) -> Result<(), ProviderError> {
+    if state.decoder.is_finished() {
+        state.ended = true;
+        return Ok(());
+    }
+    let next = tokio::time::timeout(state.idle_timeout, state.receiver.recv())
+        .await
+        .map_err(|_| {
+            ProviderError::new(
+                ErrorKind::IdleTimeout,
+                format!(
+                    "the Bedrock stream was silent for {} s",
+                    state.idle_timeout.as_secs()
+                ),
+            )
+        })?
+        .map_err(errors::from_stream)?;
+    match next {
+        Some(event) => state.decoder.event(event, &mut state.pending),
+        None => {
+            state.ended = true;
+            state.decoder.eof(&mut state.pending)
+        }
+    }
+}

@@ -1,0 +1,485 @@
+//! The Bedrock backend: the real AWS SDK against a local wiremock endpoint
+//! serving ConverseStream answers in AWS event-stream framing. Pins the
+//! decoded events (text, tool input split over deltas, usage, stop
+//! reasons), the signed request (path, JSON body), and error mapping.
+
+use aws_sdk_bedrockruntime::config::Credentials;
+use aws_smithy_eventstream::frame::write_message_to;
+use aws_smithy_types::event_stream::{Header, HeaderValue, Message as Frame};
+use futures_util::StreamExt;
+use oy_provider::{
+    BedrockConfig, BedrockProvider, ErrorKind, Event, Message, Provider, ProviderError, Request,
+    StopReason, ToolCall, ToolSchema, Usage,
+};
+use serde_json::{Value, json};
+use wiremock::matchers::{method, path_regex};
+use wiremock::{Mock, MockServer, ResponseTemplate};
+
+const MODEL: &str = "anthropic.claude-3-haiku-20240307-v1:0";
+
+fn frame(headers: &[(&'static str, &'static str)], payload: &Value) -> Vec<u8> {
+    let headers = headers
+        .iter()
+        .map(|(name, value)| Header::new(*name, HeaderValue::String((*value).into())))
+        .collect();
+    let message = Frame::new_from_parts(headers, payload.to_string().into_bytes());
+    let mut out = Vec::new();
+    write_message_to(&message, &mut out).unwrap();
+    out
+}
+
+/// One `:message-type: event` frame.
+fn event(kind: &'static str, payload: Value) -> Vec<u8> {
+    frame(
+        &[
+            (":event-type", kind),
+            (":content-type", "application/json"),
+            (":message-type", "event"),
+        ],
+        &payload,
+    )
+}
+
+fn text(index: i32, text: &str) -> Vec<u8> {
+    event(
+        "contentBlockDelta",
+        json!({"contentBlockIndex": index, "delta": {"text": text}}),
+    )
+}
+
+fn stop(reason: &str) -> Vec<u8> {
+    event("messageStop", json!({"stopReason": reason}))
+}
+
+fn metadata(input: i32, output: i32) -> Vec<u8> {
+    event(
+        "metadata",
+        json!({
+            "usage": {"inputTokens": input, "outputTokens": output, "totalTokens": input + output},
+            "metrics": {"latencyMs": 12}
+        }),
+    )
+}
+
+fn start() -> Vec<u8> {
+    event("messageStart", json!({"role": "assistant"}))
+}
+
+async fn serve(response: ResponseTemplate) -> MockServer {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path_regex("^/model/[^/]+/converse-stream$"))
+        .respond_with(response)
+        .mount(&server)
+        .await;
+    server
+}
+
+fn stream_body(frames: &[Vec<u8>]) -> ResponseTemplate {
+    ResponseTemplate::new(200).set_body_raw(frames.concat(), "application/vnd.amazon.eventstream")
+}
+
+fn provider(server: &MockServer) -> BedrockProvider {
+    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+    BedrockProvider::new(
+        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(server.uri()),
+    )
+}
+
+fn request() -> Request {
+    Request {
+        model: MODEL.to_owned(),
+        messages: vec![Message::User {
+            text: "hi".to_owned(),
+        }],
+        ..Request::default()
+    }
+}
+
+async fn collect(server: &MockServer, request: &Request) -> (Vec<Event>, Option<ProviderError>) {
+    let provider = provider(server);
+    let mut stream = match provider.stream(request).await {
+        Ok(stream) => stream,
+        Err(error) => return (Vec::new(), Some(error)),
+    };
+    let mut events = Vec::new();
+    while let Some(item) = stream.next().await {
+        match item {
+            Ok(event) => events.push(event),
+            Err(error) => return (events, Some(error)),
+        }
+    }
+    (events, None)
+}
+
+#[tokio::test]
+async fn streams_text_usage_and_end_turn() {
+    let server = serve(stream_body(&[
+        start(),
+        text(0, "Hel"),
+        text(0, "lo"),
+        event("contentBlockStop", json!({"contentBlockIndex": 0})),
+        stop("end_turn"),
+        metadata(11, 4),
+    ]))
+    .await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(error, None);
+    assert_eq!(
+        events,
+        vec![
+            Event::TextDelta { text: "Hel".into() },
+            Event::TextDelta { text: "lo".into() },
+            Event::Usage {
+                usage: Usage {
+                    input_tokens: 11,
+                    output_tokens: 4,
+                    cached_input_tokens: 0
+                }
+            },
+            Event::Finished {
+                reason: StopReason::EndTurn
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn tool_input_split_over_deltas_becomes_one_call() {
+    let server = serve(stream_body(&[
+        start(),
+        text(0, "Reading."),
+        event("contentBlockStop", json!({"contentBlockIndex": 0})),
+        event(
+            "contentBlockStart",
+            json!({"contentBlockIndex": 1, "start": {"toolUse": {"toolUseId": "tooluse_1", "name": "read"}}}),
+        ),
+        event("contentBlockDelta", json!({"contentBlockIndex": 1, "delta": {"toolUse": {"input": "{\"pa"}}})),
+        event("contentBlockDelta", json!({"contentBlockIndex": 1, "delta": {"toolUse": {"input": "th\":\"src/"}}})),
+        event("contentBlockDelta", json!({"contentBlockIndex": 1, "delta": {"toolUse": {"input": "lib.rs\"}"}}})),
+        event("contentBlockStop", json!({"contentBlockIndex": 1})),
+        stop("tool_use"),
+        metadata(20, 9),
+    ]))
+    .await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(error, None);
+    let expected_call = ToolCall {
+        id: "tooluse_1".into(),
+        name: "read".into(),
+        arguments: r#"{"path":"src/lib.rs"}"#.into(),
+    };
+    assert_eq!(
+        events,
+        vec![
+            Event::TextDelta {
+                text: "Reading.".into()
+            },
+            Event::ToolCallStarted {
+                index: 0,
+                id: "tooluse_1".into(),
+                name: "read".into()
+            },
+            Event::ToolCallArgumentsDelta {
+                index: 0,
+                delta: "{\"pa".into()
+            },
+            Event::ToolCallArgumentsDelta {
+                index: 0,
+                delta: "th\":\"src/".into()
+            },
+            Event::ToolCallArgumentsDelta {
+                index: 0,
+                delta: "lib.rs\"}".into()
+            },
+            Event::ToolCallDone {
+                index: 0,
+                call: expected_call
+            },
+            Event::Usage {
+                usage: Usage {
+                    input_tokens: 20,
+                    output_tokens: 9,
+                    cached_input_tokens: 0
+                }
+            },
+            Event::Finished {
+                reason: StopReason::ToolUse
+            },
+        ]
+    );
+}
+
+#[tokio::test]
+async fn maps_stop_reasons_and_finishes_without_metadata() {
+    for (wire, expected) in [
+        ("max_tokens", StopReason::MaxTokens),
+        ("stop_sequence", StopReason::EndTurn),
+        ("content_filtered", StopReason::ContentFilter),
+        ("guardrail_intervened", StopReason::ContentFilter),
+        (
+            "model_context_window_exceeded",
+            StopReason::Other("model_context_window_exceeded".into()),
+        ),
+    ] {
+        let server = serve(stream_body(&[start(), text(0, "x"), stop(wire)])).await;
+        let (events, error) = collect(&server, &request()).await;
+        assert_eq!(error, None, "{wire}");
+        assert_eq!(
+            events.last(),
+            Some(&Event::Finished { reason: expected }),
+            "{wire}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn sends_a_signed_converse_stream_request() {
+    let server = serve(stream_body(&[start(), stop("end_turn"), metadata(1, 1)])).await;
+    let request = Request {
+        model: MODEL.to_owned(),
+        instructions: Some("Be brief.".into()),
+        messages: vec![
+            Message::User {
+                text: "read it".into(),
+            },
+            Message::Assistant {
+                text: Some("Reading.".into()),
+                tool_calls: vec![ToolCall {
+                    id: "t1".into(),
+                    name: "read".into(),
+                    arguments: r#"{"path":"a.rs"}"#.into(),
+                }],
+                reasoning: None,
+            },
+            Message::ToolResult {
+                call_id: "t1".into(),
+                output: "no such file".into(),
+                is_error: true,
+            },
+        ],
+        tools: vec![ToolSchema {
+            name: "read".into(),
+            description: "Read a file".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+        }],
+        max_output_tokens: Some(256),
+        temperature: Some(0.5),
+        reasoning: None,
+    };
+    let (_, error) = collect(&server, &request).await;
+    assert_eq!(error, None);
+
+    let received = server.received_requests().await.unwrap();
+    assert_eq!(received.len(), 1);
+    let sent = &received[0];
+    assert_eq!(
+        sent.url.path(),
+        "/model/anthropic.claude-3-haiku-20240307-v1%3A0/converse-stream"
+    );
+    let authorization = sent.headers.get("authorization").unwrap().to_str().unwrap();
+    assert!(
+        authorization.starts_with("AWS4-HMAC-SHA256 Credential=AKIDTEST/"),
+        "{authorization}"
+    );
+    assert!(authorization.contains("/us-east-1/bedrock/aws4_request"));
+    let body: Value = serde_json::from_slice(&sent.body).unwrap();
+    assert_eq!(
+        body,
+        json!({
+            "messages": [
+                {"role": "user", "content": [{"text": "read it"}]},
+                {"role": "assistant", "content": [
+                    {"text": "Reading."},
+                    {"toolUse": {"toolUseId": "t1", "name": "read", "input": {"path": "a.rs"}}}
+                ]},
+                {"role": "user", "content": [
+                    {"toolResult": {"toolUseId": "t1", "content": [{"text": "no such file"}], "status": "error"}}
+                ]}
+            ],
+            "system": [{"text": "Be brief."}],
+            "toolConfig": {"tools": [{"toolSpec": {
+                "name": "read",
+                "description": "Read a file",
+                "inputSchema": {"json": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}
+            }}]},
+            "inferenceConfig": {"maxTokens": 256, "temperature": 0.5}
+        })
+    );
+}
+
+fn aws_error(status: u16, kind: &str, message: &str) -> ResponseTemplate {
+    ResponseTemplate::new(status)
+        .insert_header(
+            "x-amzn-errortype",
+            format!("{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
+        )
+        .set_body_raw(json!({"message": message}).to_string(), "application/json")
+}
+
+#[tokio::test]
+async fn throttling_is_a_retryable_429() {
+    let server = serve(aws_error(429, "ThrottlingException", "Too many requests")).await;
+    let (events, error) = collect(&server, &request()).await;
+    assert!(events.is_empty());
+    let error = error.unwrap();
+    assert_eq!(error.kind(), ErrorKind::Status);
+    assert_eq!(error.http_status(), Some(429));
+    assert!(error.is_retryable());
+    assert!(error.to_string().contains("Too many requests"), "{error}");
+    // The SDK's own retries are off: the retry gate decides.
+    assert_eq!(server.received_requests().await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn access_denied_and_validation_are_final() {
+    for (status, kind) in [(403, "AccessDeniedException"), (400, "ValidationException")] {
+        let server = serve(aws_error(status, kind, "nope")).await;
+        let (_, error) = collect(&server, &request()).await;
+        let error = error.unwrap();
+        assert_eq!(error.http_status(), Some(status), "{kind}");
+        assert!(!error.is_retryable(), "{kind}");
+    }
+    let server = serve(aws_error(503, "ServiceUnavailableException", "busy")).await;
+    let (_, error) = collect(&server, &request()).await;
+    assert!(error.unwrap().is_retryable());
+}
+
+#[tokio::test]
+async fn exception_event_mid_stream_keeps_earlier_text() {
+    let exception = frame(
+        &[
+            (":exception-type", "throttlingException"),
+            (":content-type", "application/json"),
+            (":message-type", "exception"),
+        ],
+        &json!({"message": "slow down"}),
+    );
+    let server = serve(stream_body(&[start(), text(0, "partial"), exception])).await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(
+        events,
+        vec![Event::TextDelta {
+            text: "partial".into()
+        }]
+    );
+    let error = error.unwrap();
+    assert_eq!(error.http_status(), Some(429));
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn stream_ending_before_message_stop_is_a_cut() {
+    let server = serve(stream_body(&[start(), text(0, "half")])).await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(
+        events,
+        vec![Event::TextDelta {
+            text: "half".into()
+        }]
+    );
+    let error = error.unwrap();
+    assert_eq!(error.kind(), ErrorKind::StreamCut);
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn oversized_tool_input_is_refused() {
+    let big = "x".repeat(oy_provider::limits::MAX_TOOL_ARGUMENT_BYTES + 1);
+    let server = serve(stream_body(&[
+        start(),
+        event(
+            "contentBlockStart",
+            json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t", "name": "write"}}}),
+        ),
+        event("contentBlockDelta", json!({"contentBlockIndex": 0, "delta": {"toolUse": {"input": big}}})),
+    ]))
+    .await;
+    let (_, error) = collect(&server, &request()).await;
+    assert_eq!(error.unwrap().kind(), ErrorKind::LimitExceeded);
+}
+
+#[tokio::test]
+async fn too_many_tool_calls_are_refused() {
+    let mut frames = vec![start()];
+    for index in 0..=i32::try_from(oy_provider::limits::MAX_TOOL_CALLS).unwrap() {
+        frames.push(event(
+            "contentBlockStart",
+            json!({"contentBlockIndex": index, "start": {"toolUse": {"toolUseId": format!("t{index}"), "name": "ls"}}}),
+        ));
+        frames.push(event(
+            "contentBlockStop",
+            json!({"contentBlockIndex": index}),
+        ));
+    }
+    let server = serve(stream_body(&frames)).await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(error.unwrap().kind(), ErrorKind::LimitExceeded);
+    assert_eq!(
+        events
+            .iter()
+            .filter(
+                |event| matches!(event, Event::ToolCallDone { call, .. } if call.arguments == "{}")
+            )
+            .count(),
+        oy_provider::limits::MAX_TOOL_CALLS
+    );
+}
+
+#[tokio::test]
+async fn unreachable_endpoint_is_a_connect_error() {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+    let provider = BedrockProvider::new(
+        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(format!("http://{address}")),
+    );
+    let error = match provider.stream(&request()).await {
+        Ok(_) => panic!("connected to a closed port"),
+        Err(error) => error,
+    };
+    assert_eq!(error.kind(), ErrorKind::Connect, "{error}");
+    assert!(error.is_retryable());
+}
+
+#[tokio::test]
+async fn listing_models_says_it_needs_the_control_plane() {
+    let server = MockServer::start().await;
+    let error = provider(&server).list_models().await.unwrap_err();
+    assert_eq!(error.kind(), ErrorKind::Config);
+    assert!(
+        error.to_string().contains("ListFoundationModels"),
+        "{error}"
+    );
+}
+
+#[test]
+fn config_debug_hides_the_secret_key() {
+    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+    let shown = format!("{:?}", BedrockConfig::new("us-east-1", credentials));
+    assert!(shown.contains("us-east-1"), "{shown}");
+    assert!(!shown.contains("test-secret"), "{shown}");
+}
+
+#[tokio::test]
+async fn message_stop_closes_a_tool_call_without_input() {
+    let server = serve(stream_body(&[
+        start(),
+        event(
+            "contentBlockStart",
+            json!({"contentBlockIndex": 0, "start": {"toolUse": {"toolUseId": "t9", "name": "ls"}}}),
+        ),
+        stop("tool_use"),
+    ]))
+    .await;
+    let (events, error) = collect(&server, &request()).await;
+    assert_eq!(error, None);
+    let call = ToolCall {
+        id: "t9".into(),
+        name: "ls".into(),
+        arguments: "{}".into(),
+    };
+    assert_eq!(events[1], Event::ToolCallDone { index: 0, call });
+    assert_eq!(events.len(), 3);
+}
