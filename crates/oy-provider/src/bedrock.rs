@@ -6,7 +6,8 @@
 //! from explicit values; this crate never reads the environment. The SDK's
 //! own retries and stalled-stream protection are off: [`crate::retry`]
 //! decides retries (never after a side effect) and the idle timeout here
-//! cuts silent streams.
+//! cuts silent streams. Model listing (`ListFoundationModels`) is in the
+//! control-plane API, `aws-sdk-bedrock`.
 
 mod decode;
 mod errors;
@@ -74,6 +75,8 @@ impl BedrockConfig {
 #[derive(Debug, Clone)]
 pub struct BedrockProvider {
     client: Client,
+    /// The control-plane API, for ListFoundationModels.
+    control: aws_sdk_bedrock::Client,
     idle_timeout: Duration,
 }
 
@@ -82,19 +85,28 @@ impl BedrockProvider {
     pub fn new(config: BedrockConfig) -> Self {
         let mut builder = Builder::new()
             .behavior_version(BehaviorVersion::latest())
-            .region(Region::new(config.region))
+            .region(Region::new(config.region.clone()))
+            .credentials_provider(config.credentials.clone());
+        let mut control = aws_sdk_bedrock::config::Builder::new()
+            .behavior_version(aws_sdk_bedrock::config::BehaviorVersion::latest())
+            .region(aws_sdk_bedrock::config::Region::new(config.region))
             .credentials_provider(config.credentials);
         if let Some(url) = config.endpoint_url {
-            builder = builder.endpoint_url(url);
+            builder = builder.endpoint_url(&url);
+            control = control.endpoint_url(url);
         }
-        Self::with_builder(builder, config.idle_timeout)
+        Self::with_builders(builder, control, config.idle_timeout)
     }
 
     /// A provider from an [`SdkConfig`] the frontend loaded (region,
     /// credentials, endpoint override), with a 60 s idle timeout. A missing
     /// region shows up as an [`ErrorKind::Config`] error on the first call.
     pub fn from_sdk_config(config: &SdkConfig) -> Self {
-        Self::with_builder(Builder::from(config), DEFAULT_IDLE_TIMEOUT)
+        Self::with_builders(
+            Builder::from(config),
+            aws_sdk_bedrock::config::Builder::from(config),
+            DEFAULT_IDLE_TIMEOUT,
+        )
     }
 
     /// The same provider with another idle timeout.
@@ -103,15 +115,50 @@ impl BedrockProvider {
         self
     }
 
-    fn with_builder(builder: Builder, idle_timeout: Duration) -> Self {
+    fn with_builders(
+        builder: Builder,
+        control: aws_sdk_bedrock::config::Builder,
+        idle_timeout: Duration,
+    ) -> Self {
         let config = builder
             .retry_config(RetryConfig::disabled())
             .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
             .build();
+        let control = control
+            .retry_config(aws_sdk_bedrock::config::retry::RetryConfig::disabled())
+            .build();
         Self {
             client: Client::from_conf(config),
+            control: aws_sdk_bedrock::Client::from_conf(control),
             idle_timeout,
         }
+    }
+
+    /// ListFoundationModels: the models that answer with text.
+    async fn models(&self) -> Result<Vec<ModelInfo>, ProviderError> {
+        let call = self.control.list_foundation_models().send();
+        let output = tokio::time::timeout(self.idle_timeout, call)
+            .await
+            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
+            .map_err(errors::from_control)?;
+        let mut models: Vec<ModelInfo> = output
+            .model_summaries()
+            .iter()
+            .filter(|summary| {
+                summary.output_modalities().is_empty()
+                    || summary
+                        .output_modalities()
+                        .iter()
+                        .any(|modality| modality.as_str() == "TEXT")
+            })
+            .map(|summary| ModelInfo {
+                id: summary.model_id().to_owned(),
+                owned_by: summary.provider_name().map(str::to_owned),
+                context_window: None,
+            })
+            .collect();
+        models.sort_by(|a, b| a.id.cmp(&b.id));
+        Ok(models)
     }
 
     async fn open(&self, request: &Request) -> Result<EventStream, ProviderError> {
@@ -146,16 +193,7 @@ impl Provider for BedrockProvider {
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
-        // ListFoundationModels is in the control-plane API (the separate
-        // `aws-sdk-bedrock` crate), which oy does not build in.
-        Box::pin(async {
-            Err(ProviderError::new(
-                ErrorKind::Config,
-                "listing Bedrock models needs the Bedrock control-plane API \
-                 (ListFoundationModels), which oy does not include; name a model id \
-                 with --model (see `aws bedrock list-foundation-models`)",
-            ))
-        })
+        Box::pin(self.models())
     }
 }
 

@@ -41,6 +41,23 @@ pub(crate) fn from_send(error: SdkError<ConverseStreamError, HttpResponse>) -> P
     }
 }
 
+/// A failure of a control-plane call (ListFoundationModels): service
+/// errors keep their HTTP status, the rest as for ConverseStream.
+pub(crate) fn from_control<E>(error: SdkError<E, HttpResponse>) -> ProviderError
+where
+    E: std::error::Error + ProvideErrorMetadata + 'static,
+{
+    match error {
+        SdkError::ServiceError(context) => {
+            let status = context.raw().status().as_u16();
+            let retry_after = retry_after(context.raw());
+            let error = context.into_err();
+            ProviderError::status(status, retry_after, &detail(&error), Some(CREDENTIAL))
+        }
+        other => transport(other, "list Bedrock models"),
+    }
+}
+
 /// A failure while reading the event stream.
 pub(crate) fn from_stream<R>(error: SdkError<ConverseStreamOutputError, R>) -> ProviderError
 where

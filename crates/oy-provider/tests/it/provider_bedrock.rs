@@ -12,7 +12,7 @@ use oy_provider::{
     StopReason, ToolCall, ToolSchema, Usage,
 };
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path_regex};
+use wiremock::matchers::{method, path, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const MODEL: &str = "anthropic.claude-3-haiku-20240307-v1:0";
@@ -444,14 +444,64 @@ async fn unreachable_endpoint_is_a_connect_error() {
 }
 
 #[tokio::test]
-async fn listing_models_says_it_needs_the_control_plane() {
+async fn lists_text_models_from_the_control_plane() {
     let server = MockServer::start().await;
-    let error = provider(&server).list_models().await.unwrap_err();
-    assert_eq!(error.kind(), ErrorKind::Config);
+    Mock::given(method("GET"))
+        .and(path("/foundation-models"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "modelSummaries": [
+                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/b", "modelId": "meta.llama3-8b-instruct-v1:0",
+                 "providerName": "Meta", "outputModalities": ["TEXT"]},
+                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/a", "modelId": "anthropic.claude-3-haiku-20240307-v1:0",
+                 "providerName": "Anthropic", "outputModalities": ["TEXT"]},
+                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/i", "modelId": "amazon.titan-image-generator-v1",
+                 "providerName": "Amazon", "outputModalities": ["IMAGE"]}
+            ]
+        })))
+        .mount(&server)
+        .await;
+    let models = provider(&server).list_models().await.unwrap();
+    let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "anthropic.claude-3-haiku-20240307-v1:0",
+            "meta.llama3-8b-instruct-v1:0"
+        ]
+    );
+    assert_eq!(models[0].owned_by.as_deref(), Some("Anthropic"));
+    let request = &server.received_requests().await.unwrap()[0];
+    let auth = request
+        .headers
+        .get("authorization")
+        .unwrap()
+        .to_str()
+        .unwrap();
     assert!(
-        error.to_string().contains("ListFoundationModels"),
+        auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDTEST/"),
+        "{auth}"
+    );
+}
+
+#[tokio::test]
+async fn listing_models_without_permission_names_the_credential_chain() {
+    let server = MockServer::start().await;
+    Mock::given(method("GET"))
+        .and(path("/foundation-models"))
+        .respond_with(
+            ResponseTemplate::new(403)
+                .insert_header("x-amzn-errortype", "AccessDeniedException")
+                .set_body_json(json!({"message": "not allowed"})),
+        )
+        .mount(&server)
+        .await;
+    let error = provider(&server).list_models().await.unwrap_err();
+    assert_eq!(error.http_status(), Some(403));
+    assert!(
+        error.to_string().contains("AWS credential chain"),
         "{error}"
     );
+    assert!(!error.is_retryable());
 }
 
 #[test]
