@@ -111,7 +111,7 @@ pub(crate) fn placeholder_macros(text: &str) -> Vec<(usize, String)> {
         let code = line.split("//").next().unwrap_or("");
         for name in &banned {
             let found = code.match_indices(name.as_str()).any(|(at, _)| {
-                // `my_todo!(` is some other macro.
+                // A longer name ending in `todo` is some other macro.
                 !code[..at]
                     .chars()
                     .next_back()

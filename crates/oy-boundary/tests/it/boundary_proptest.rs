@@ -45,7 +45,7 @@ const COMPONENTS: &[&str] = &[
     "secret.txt",
     "dir",
     "inner.txt",
-    "root",
+    "wsroot",
     "nope",
 ];
 
@@ -150,7 +150,7 @@ impl Target {
             Self::DanglingBase => "../newfile".into(),
             Self::RootDot => ".".into(),
             Self::RootAbs => fx.root.clone(),
-            Self::RootUp => "../root".into(),
+            Self::RootUp => "../wsroot".into(),
             Self::SelfLoop => name.into(),
             Self::Sibling => if name == "l1" { "l2" } else { "l1" }.into(),
             Self::ChainUp => format!("../{name}").into(),
@@ -625,7 +625,7 @@ const PARSE_COMPONENTS: &[&str] = &[
     "é",
     "x.txt",
     "outside",
-    "root",
+    "wsroot",
     "secret.txt",
 ];
 

@@ -20,7 +20,7 @@ impl Fixture {
     pub fn new() -> Self {
         let tmp = tempfile::tempdir().unwrap();
         let base = fs::canonicalize(tmp.path()).unwrap();
-        let root = base.join("root");
+        let root = base.join("wsroot");
         let outside = base.join("outside");
         fs::create_dir_all(&root).unwrap();
         fs::create_dir_all(outside.join("dir")).unwrap();
