@@ -26,11 +26,11 @@ use aws_sdk_bedrockruntime::primitives::event_stream::EventReceiver;
 use aws_sdk_bedrockruntime::types::ConverseStreamOutput;
 use aws_sdk_bedrockruntime::types::error::ConverseStreamOutputError;
 pub use aws_types::SdkConfig;
-use futures_util::stream;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
 use crate::provider::{BoxFuture, EventStream, Provider};
+use crate::pump::{self, Step};
 
 use decode::ConverseDecoder;
 use request::ConverseInput;
@@ -176,7 +176,11 @@ impl BedrockProvider {
             .await
             .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
             .map_err(errors::from_send)?;
-        Ok(Box::pin(events(output.stream, self.idle_timeout)))
+        Ok(Box::pin(pump::events(State {
+            receiver: output.stream,
+            idle_timeout: self.idle_timeout,
+            decoder: ConverseDecoder::default(),
+        })))
     }
 }
 
@@ -199,73 +203,36 @@ impl Provider for BedrockProvider {
 
 type Receiver = EventReceiver<ConverseStreamOutput, ConverseStreamOutputError>;
 
-/// Reading state: the receiver, the decoder, events decoded but not yet
-/// yielded, the error that ends the stream, and whether it has ended.
+/// Reading state: the SDK's event receiver, the idle timeout and the decoder.
 struct State {
     receiver: Receiver,
     idle_timeout: Duration,
     decoder: ConverseDecoder,
-    pending: VecDeque<Event>,
-    error: Option<ProviderError>,
-    ended: bool,
 }
 
-/// The answer as a stream of events; the first error ends it.
-fn events(
-    receiver: Receiver,
-    idle_timeout: Duration,
-) -> impl futures_core::Stream<Item = Result<Event, ProviderError>> + Send {
-    let state = State {
-        receiver,
-        idle_timeout,
-        decoder: ConverseDecoder::default(),
-        pending: VecDeque::new(),
-        error: None,
-        ended: false,
-    };
-    stream::unfold(state, |mut state| async move {
-        loop {
-            if let Some(event) = state.pending.pop_front() {
-                return Some((Ok(event), state));
-            }
-            if let Some(error) = state.error.take() {
-                return Some((Err(error), state));
-            }
-            if state.ended {
-                return None;
-            }
-            if let Err(error) = step(&mut state).await {
-                // Events decoded before the failure still go out first.
-                state.ended = true;
-                state.error = Some(error);
-            }
+impl Step for State {
+    /// Reads one stream event; the answer is complete once the decoder saw
+    /// the end of the message, or the stream ended.
+    async fn step(&mut self, out: &mut VecDeque<Event>) -> Result<bool, ProviderError> {
+        if self.decoder.is_finished() {
+            return Ok(false);
         }
-    })
-}
-
-/// Reads one stream event into `pending`, or marks the end.
-async fn step(state: &mut State) -> Result<(), ProviderError> {
-    if state.decoder.is_finished() {
-        state.ended = true;
-        return Ok(());
-    }
-    let next = tokio::time::timeout(state.idle_timeout, state.receiver.recv())
-        .await
-        .map_err(|_| {
-            ProviderError::new(
-                ErrorKind::IdleTimeout,
-                format!(
-                    "the Bedrock stream was silent for {} s",
-                    state.idle_timeout.as_secs()
-                ),
-            )
-        })?
-        .map_err(errors::from_stream)?;
-    match next {
-        Some(event) => state.decoder.event(event, &mut state.pending),
-        None => {
-            state.ended = true;
-            state.decoder.eof(&mut state.pending)
+        let idle_timeout = self.idle_timeout;
+        let next = tokio::time::timeout(idle_timeout, self.receiver.recv())
+            .await
+            .map_err(|_| {
+                ProviderError::new(
+                    ErrorKind::IdleTimeout,
+                    format!(
+                        "the Bedrock stream was silent for {} s",
+                        idle_timeout.as_secs()
+                    ),
+                )
+            })?
+            .map_err(errors::from_stream)?;
+        match next {
+            Some(event) => self.decoder.event(event, out).map(|()| true),
+            None => self.decoder.eof(out).map(|()| false),
         }
     }
 }

@@ -25,6 +25,7 @@ mod openai;
 mod openai_chat;
 mod openai_responses;
 mod provider;
+mod pump;
 pub mod retry;
 mod scripted;
 mod secret;

@@ -9,13 +9,12 @@ mod wire;
 
 use std::collections::VecDeque;
 
-use futures_util::stream;
-
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
 use crate::openai::sse::SseReader;
 use crate::openai::{OpenAiClient, OpenAiConfig};
 use crate::provider::{BoxFuture, EventStream, Provider};
+use crate::pump::{self, Step};
 
 use decode::ChatDecoder;
 use wire::ChatRequest;
@@ -50,7 +49,10 @@ impl OpenAiChatProvider {
                 )
             })?;
         let reader = self.client.post_stream("/chat/completions", body).await?;
-        Ok(Box::pin(events(reader)))
+        Ok(Box::pin(pump::events(State {
+            reader,
+            decoder: ChatDecoder::default(),
+        })))
     }
 }
 
@@ -71,59 +73,22 @@ impl Provider for OpenAiChatProvider {
     }
 }
 
-/// Reading state: the SSE reader, the decoder, events decoded but not yet
-/// yielded, the error that ends the stream, and whether it has ended.
+/// Reading state: the SSE reader and the decoder.
 struct State {
     reader: SseReader,
     decoder: ChatDecoder,
-    pending: VecDeque<Event>,
-    error: Option<ProviderError>,
-    ended: bool,
 }
 
-/// The answer as a stream of events; the first error ends it.
-fn events(
-    reader: SseReader,
-) -> impl futures_core::Stream<Item = Result<Event, ProviderError>> + Send {
-    let state = State {
-        reader,
-        decoder: ChatDecoder::default(),
-        pending: VecDeque::new(),
-        error: None,
-        ended: false,
-    };
-    stream::unfold(state, |mut state| async move {
-        loop {
-            if let Some(event) = state.pending.pop_front() {
-                return Some((Ok(event), state));
-            }
-            if let Some(error) = state.error.take() {
-                return Some((Err(error), state));
-            }
-            if state.ended {
-                return None;
-            }
-            if let Err(error) = step(&mut state).await {
-                // Events decoded before the failure still go out first.
-                state.ended = true;
-                state.error = Some(error);
-            }
+impl Step for State {
+    /// Reads one SSE event; the answer is complete at `[DONE]` (anything
+    /// after it is ignored and the connection dropped) or at the wire's end.
+    async fn step(&mut self, out: &mut VecDeque<Event>) -> Result<bool, ProviderError> {
+        if self.decoder.is_complete() {
+            return Ok(false);
         }
-    })
-}
-
-/// Reads one SSE event into `pending`, or marks the end.
-async fn step(state: &mut State) -> Result<(), ProviderError> {
-    if state.decoder.is_complete() {
-        // Anything after `[DONE]` is ignored; the connection is dropped.
-        state.ended = true;
-        return Ok(());
-    }
-    match state.reader.next_event().await? {
-        Some(event) => state.decoder.data(&event.data, &mut state.pending),
-        None => {
-            state.ended = true;
-            state.decoder.eof(&mut state.pending)
+        match self.reader.next_event().await? {
+            Some(event) => self.decoder.data(&event.data, out).map(|()| true),
+            None => self.decoder.eof(out).map(|()| false),
         }
     }
 }

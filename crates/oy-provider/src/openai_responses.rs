@@ -22,6 +22,7 @@ use crate::model::{Event, ModelInfo, Request};
 use crate::openai::sse::SseReader;
 use crate::openai::{OpenAiClient, OpenAiConfig};
 use crate::provider::{BoxFuture, EventStream, Provider};
+use crate::pump::{self, Step};
 
 use decode::Decoder;
 
@@ -50,16 +51,10 @@ impl OpenAiResponsesProvider {
             )
         })?;
         let reader = self.client.post_stream("/responses", body).await?;
-        let state = StreamState {
+        Ok(Box::pin(pump::events(State {
             reader,
             decoder: Decoder::default(),
-            queued: VecDeque::new(),
-            over: false,
-        };
-        Ok(Box::pin(futures_util::stream::unfold(
-            state,
-            StreamState::next,
-        )))
+        })))
     }
 
     /// `GET /models`, sorted by id.
@@ -70,41 +65,31 @@ impl OpenAiResponsesProvider {
     }
 }
 
-/// What the event stream carries between polls.
-struct StreamState {
+/// Reading state: the SSE reader and the decoder.
+struct State {
     reader: SseReader,
     decoder: Decoder,
-    queued: VecDeque<Event>,
-    /// Set after the last item (an error or the end).
-    over: bool,
 }
 
-impl StreamState {
-    async fn next(mut self) -> Option<(Result<Event, ProviderError>, Self)> {
-        loop {
-            if let Some(event) = self.queued.pop_front() {
-                return Some((Ok(event), self));
-            }
-            if self.over || self.decoder.is_finished() {
-                return None;
-            }
-            let item = match self.reader.next_event().await {
-                Ok(Some(sse)) => self
+impl Step for State {
+    /// Reads one SSE event; the answer is complete at `response.completed`
+    /// (or `response.incomplete`); a wire that ends before that is cut.
+    async fn step(&mut self, out: &mut VecDeque<Event>) -> Result<bool, ProviderError> {
+        if self.decoder.is_finished() {
+            return Ok(false);
+        }
+        match self.reader.next_event().await? {
+            Some(sse) => {
+                let events = self
                     .decoder
-                    .decode(sse.event.as_deref().unwrap_or_default(), &sse.data),
-                Ok(None) => Err(ProviderError::new(
-                    ErrorKind::StreamCut,
-                    "the response stream ended before response.completed",
-                )),
-                Err(error) => Err(error),
-            };
-            match item {
-                Ok(events) => self.queued.extend(events),
-                Err(error) => {
-                    self.over = true;
-                    return Some((Err(error), self));
-                }
+                    .decode(sse.event.as_deref().unwrap_or_default(), &sse.data)?;
+                out.extend(events);
+                Ok(!self.decoder.is_finished())
             }
+            None => Err(ProviderError::new(
+                ErrorKind::StreamCut,
+                "the response stream ended before response.completed",
+            )),
         }
     }
 }
