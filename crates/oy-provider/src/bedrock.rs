@@ -9,6 +9,7 @@
 //! cuts silent streams. Model listing (`ListFoundationModels`) is in the
 //! control-plane API, `aws-sdk-bedrock`.
 
+mod converse;
 mod decode;
 mod errors;
 mod request;
@@ -78,6 +79,7 @@ pub struct BedrockProvider {
     /// The control-plane API, for ListFoundationModels.
     control: aws_sdk_bedrock::Client,
     idle_timeout: Duration,
+    streaming: bool,
 }
 
 impl BedrockProvider {
@@ -115,6 +117,14 @@ impl BedrockProvider {
         self
     }
 
+    /// With `false`, requests use `Converse` (the whole answer at once,
+    /// replayed as the same events) instead of `ConverseStream` — for
+    /// models or endpoints that do not stream.
+    pub fn with_streaming(mut self, streaming: bool) -> Self {
+        self.streaming = streaming;
+        self
+    }
+
     fn with_builders(
         builder: Builder,
         control: aws_sdk_bedrock::config::Builder,
@@ -131,6 +141,7 @@ impl BedrockProvider {
             client: Client::from_conf(config),
             control: aws_sdk_bedrock::Client::from_conf(control),
             idle_timeout,
+            streaming: true,
         }
     }
 
@@ -140,7 +151,7 @@ impl BedrockProvider {
         let output = tokio::time::timeout(self.idle_timeout, call)
             .await
             .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
-            .map_err(errors::from_control)?;
+            .map_err(|error| errors::from_call(error, "list Bedrock models"))?;
         let mut models: Vec<ModelInfo> = output
             .model_summaries()
             .iter()
@@ -162,6 +173,9 @@ impl BedrockProvider {
     }
 
     async fn open(&self, request: &Request) -> Result<EventStream, ProviderError> {
+        if !self.streaming {
+            return self.converse(request).await;
+        }
         let input = ConverseInput::new(request)?;
         let call = self
             .client
@@ -181,6 +195,30 @@ impl BedrockProvider {
             idle_timeout: self.idle_timeout,
             decoder: ConverseDecoder::default(),
         })))
+    }
+}
+
+impl BedrockProvider {
+    /// One `Converse` call, its answer replayed as events.
+    async fn converse(&self, request: &Request) -> Result<EventStream, ProviderError> {
+        let input = ConverseInput::new(request)?;
+        let call = self
+            .client
+            .converse()
+            .model_id(&request.model)
+            .set_messages(Some(input.messages))
+            .set_system(input.system)
+            .set_tool_config(input.tool_config)
+            .set_inference_config(input.inference)
+            .send();
+        let output = tokio::time::timeout(self.idle_timeout, call)
+            .await
+            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
+            .map_err(|error| errors::from_call(error, "reach Bedrock"))?;
+        let events = converse::events(&output)?;
+        Ok(Box::pin(futures_util::stream::iter(
+            events.into_iter().map(Ok),
+        )))
     }
 }
 

@@ -41,9 +41,9 @@ pub(crate) fn from_send(error: SdkError<ConverseStreamError, HttpResponse>) -> P
     }
 }
 
-/// A failure of a control-plane call (ListFoundationModels): service
+/// A failure of a whole call (Converse, ListFoundationModels): service
 /// errors keep their HTTP status, the rest as for ConverseStream.
-pub(crate) fn from_control<E>(error: SdkError<E, HttpResponse>) -> ProviderError
+pub(crate) fn from_call<E>(error: SdkError<E, HttpResponse>, doing: &str) -> ProviderError
 where
     E: std::error::Error + ProvideErrorMetadata + 'static,
 {
@@ -54,7 +54,7 @@ where
             let error = context.into_err();
             ProviderError::status(status, retry_after, &detail(&error), Some(CREDENTIAL))
         }
-        other => transport(other, "list Bedrock models"),
+        other => transport(other, doing),
     }
 }
 

@@ -533,3 +533,101 @@ async fn message_stop_closes_a_tool_call_without_input() {
     assert_eq!(events[1], Event::ToolCallDone { index: 0, call });
     assert_eq!(events.len(), 3);
 }
+
+#[tokio::test]
+async fn without_streaming_converse_is_replayed_as_the_same_events() {
+    let server = MockServer::start().await;
+    Mock::given(method("POST"))
+        .and(path_regex(r"^/model/.+/converse$"))
+        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
+            "output": {"message": {"role": "assistant", "content": [
+                {"text": "Reading it."},
+                {"toolUse": {"toolUseId": "t1", "name": "read", "input": {"path": "a.txt", "limit": 5}}}
+            ]}},
+            "stopReason": "tool_use",
+            "usage": {"inputTokens": 11, "outputTokens": 7, "totalTokens": 18},
+            "metrics": {"latencyMs": 3}
+        })))
+        .mount(&server)
+        .await;
+    let provider = provider(&server).with_streaming(false);
+    let events: Vec<Event> = provider
+        .stream(&request())
+        .await
+        .unwrap()
+        .map(Result::unwrap)
+        .collect()
+        .await;
+    assert_eq!(
+        events[0],
+        Event::TextDelta {
+            text: "Reading it.".to_owned()
+        }
+    );
+    assert!(
+        matches!(&events[1], Event::ToolCallStarted { index: 0, id, name } if id == "t1" && name == "read")
+    );
+    let Event::ToolCallDone { call, .. } = &events[3] else {
+        panic!("{events:?}");
+    };
+    let arguments: Value = serde_json::from_str(&call.arguments).unwrap();
+    assert_eq!(arguments, json!({"path": "a.txt", "limit": 5}));
+    assert!(
+        matches!(events[4], Event::Usage { usage } if usage.input_tokens == 11 && usage.output_tokens == 7)
+    );
+    assert_eq!(
+        events[5],
+        Event::Finished {
+            reason: StopReason::ToolUse
+        }
+    );
+    let sent = &server.received_requests().await.unwrap()[0];
+    assert!(sent.url.path().ends_with("/converse"), "{}", sent.url);
+}
+
+#[tokio::test]
+async fn a_stream_gone_silent_is_cut_at_the_idle_timeout() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let server = tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let mut request = Vec::new();
+        let mut buffer = [0u8; 4096];
+        // Read the request head and its body (the SDK sends a content-length).
+        while !String::from_utf8_lossy(&request).contains("\r\n\r\n") {
+            let read = socket.read(&mut buffer).await.unwrap();
+            request.extend_from_slice(&buffer[..read]);
+        }
+        let frame = start();
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ntransfer-encoding: chunked\r\n\r\n";
+        socket.write_all(head.as_bytes()).await.unwrap();
+        socket
+            .write_all(format!("{:x}\r\n", frame.len()).as_bytes())
+            .await
+            .unwrap();
+        socket.write_all(&frame).await.unwrap();
+        socket.write_all(b"\r\n").await.unwrap();
+        // Then nothing more, while keeping the connection open.
+        tokio::time::sleep(std::time::Duration::from_secs(10)).await;
+        drop(socket);
+    });
+    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+    let provider = BedrockProvider::new(
+        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(format!("http://{address}")),
+    )
+    .with_idle_timeout(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let mut stream = provider.stream(&request()).await.unwrap();
+    let mut last = None;
+    while let Some(item) = stream.next().await {
+        if let Err(error) = item {
+            last = Some(error);
+            break;
+        }
+    }
+    let error = last.expect("the silent stream must end in an error");
+    assert_eq!(error.kind(), ErrorKind::IdleTimeout, "{error}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    server.abort();
+}
