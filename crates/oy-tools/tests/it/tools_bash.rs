@@ -191,7 +191,7 @@ fn endless_output_is_bounded_by_the_timeout() {
 fn planted() -> ChildEnv {
     let vars: Vec<(OsString, OsString)> = [
         ("PATH", PATH),
-        ("HOME", "/home/oy-test"),
+        ("HOME", "/srv/oy-test-home"),
         ("LANG", "C.UTF-8"),
         ("GITHUB_TOKEN", "planted-ghp"),
         ("OPENAI_API_KEY", "planted-sk"),
@@ -231,7 +231,7 @@ fn commands_see_the_filtered_environment_only() {
         "{}",
         out.text
     );
-    assert!(out.text.contains("\nHOME=/home/oy-test\n"), "{}", out.text);
+    assert!(out.text.contains("\nHOME=/srv/oy-test-home\n"), "{}", out.text);
     // Nothing of the test process's own environment either.
     assert!(!out.text.contains("CARGO_"), "{}", out.text);
 }

@@ -127,7 +127,7 @@ fn stdin_to_a_child_that_never_reads_cannot_deadlock() {
 fn env_adds_to_the_filtered_environment() {
     let vars: Vec<(OsString, OsString)> = [
         ("PATH", "/usr/local/bin:/usr/bin:/bin"),
-        ("HOME", "/home/oy-test"),
+        ("HOME", "/srv/oy-test-home"),
         ("GITHUB_TOKEN", "planted-ghp"),
         ("OPENAI_API_KEY", "planted-sk"),
     ]
