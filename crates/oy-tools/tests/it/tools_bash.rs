@@ -231,7 +231,11 @@ fn commands_see_the_filtered_environment_only() {
         "{}",
         out.text
     );
-    assert!(out.text.contains("\nHOME=/srv/oy-test-home\n"), "{}", out.text);
+    assert!(
+        out.text.contains("\nHOME=/srv/oy-test-home\n"),
+        "{}",
+        out.text
+    );
     // Nothing of the test process's own environment either.
     assert!(!out.text.contains("CARGO_"), "{}", out.text);
 }
