@@ -26,45 +26,14 @@ const SKIPPED: [&str; 12] = [
     "script", "style", "noscript", "template", "head", "svg", "math", "iframe", "object", "embed",
     "canvas", "select",
 ];
-/// Elements that start and end a line in text output.
-const BLOCKS: [&str; 36] = [
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "dd",
-    "details",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "li",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "td",
-    "th",
-    "tr",
-    "ul",
-];
+/// Elements that start a new line in the tree walk: the linear pass's
+/// block elements plus the ones it handles on its own (list items, table
+/// cells) or never meets (`body`, `summary`).
+const EXTRA_BLOCKS: [&str; 5] = ["body", "li", "summary", "td", "th"];
+
+fn is_block(tag: &str) -> bool {
+    super::strip::BLOCKS.contains(&tag) || EXTRA_BLOCKS.contains(&tag)
+}
 /// Deeper pages are not parsed, and are shown as text even when Markdown
 /// was asked for (the Markdown converter recurses).
 const MAX_DEPTH: usize = 256;
@@ -307,7 +276,7 @@ fn walk(dom: &Rc<Node>, page: &Url) -> Walked {
                     }
                 }
                 place.hidden |= SKIPPED.contains(&tag);
-                let block = !place.hidden && BLOCKS.contains(&tag);
+                let block = !place.hidden && is_block(tag);
                 match tag {
                     _ if place.hidden => {}
                     "br" => text.line_break(),

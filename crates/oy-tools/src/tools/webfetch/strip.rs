@@ -22,7 +22,7 @@ const SKIPPED: [&str; 10] = [
     "textarea",
 ];
 /// Elements that start and end a line.
-const BLOCKS: [&str; 31] = [
+pub(super) const BLOCKS: [&str; 31] = [
     "address",
     "article",
     "aside",
