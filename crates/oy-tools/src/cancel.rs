@@ -20,6 +20,13 @@ impl CancelToken {
         self.0.store(true, Ordering::SeqCst);
     }
 
+    /// Re-arms the token for the next turn (a chat goes on after Ctrl-C
+    /// cancelled one turn). Only the frontend that owns the turn calls it,
+    /// once nothing of the cancelled turn is still running.
+    pub fn reset(&self) {
+        self.0.store(false, Ordering::SeqCst);
+    }
+
     /// True once [`Self::cancel`] was called.
     pub fn is_cancelled(&self) -> bool {
         self.0.load(Ordering::SeqCst)

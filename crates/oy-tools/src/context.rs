@@ -23,7 +23,7 @@ use crate::state::ToolState;
 /// Everything a tool call can reach. One per session; shared by calls.
 pub struct ToolContext {
     workspace: Arc<Workspace>,
-    policy: Policy,
+    policy: Mutex<Policy>,
     approver: Option<Arc<dyn Approver>>,
     asker: Option<Arc<dyn Asker>>,
     ledger: Arc<Ledger>,
@@ -41,7 +41,7 @@ impl std::fmt::Debug for ToolContext {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ToolContext")
             .field("root", &self.workspace.root())
-            .field("policy", &self.policy)
+            .field("policy", &self.policy())
             .finish_non_exhaustive()
     }
 }
@@ -51,7 +51,7 @@ impl ToolContext {
     pub fn new(workspace: Arc<Workspace>, policy: Policy) -> Self {
         Self {
             workspace,
-            policy,
+            policy: Mutex::new(policy),
             approver: None,
             asker: None,
             ledger: Arc::new(Ledger::new()),
@@ -130,7 +130,13 @@ impl ToolContext {
 
     /// The policy.
     pub fn policy(&self) -> Policy {
-        self.policy
+        *self.policy.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Changes the policy for later calls (a chat's `/mode`, a research-only
+    /// `/ask` turn). A call already past its `authorize` is not affected.
+    pub fn set_policy(&self, policy: Policy) {
+        *self.policy.lock().unwrap_or_else(PoisonError::into_inner) = policy;
     }
 
     /// The ledger.
@@ -182,6 +188,7 @@ impl ToolContext {
             call_id,
             args,
             ledger_entry: Cell::new(None),
+            approval_refused: Cell::new(false),
         }
     }
 }
@@ -193,6 +200,7 @@ pub struct Invocation<'a> {
     call_id: u64,
     args: &'a Value,
     ledger_entry: Cell<Option<u64>>,
+    approval_refused: Cell<bool>,
 }
 
 impl Invocation<'_> {
@@ -220,6 +228,12 @@ impl Invocation<'_> {
         self.ledger_entry.get()
     }
 
+    /// True when the mode said "ask" and the answer was no (the person
+    /// declined, or there was no one to ask).
+    pub(crate) fn approval_refused(&self) -> bool {
+        self.approval_refused.get()
+    }
+
     /// The gate every side effect passes: applies the policy, asks the
     /// approver when the mode says "ask" (showing `preview`), and records the
     /// attempt in the ledger before returning `Ok`. After `Ok` the tool must
@@ -232,7 +246,7 @@ impl Invocation<'_> {
         preview: impl FnOnce() -> Preview,
     ) -> Result<(), ToolError> {
         let summary = summary.into();
-        let policy = self.ctx.policy;
+        let policy = self.ctx.policy();
         let denied = |reason: String| ToolError::Denied {
             tool: self.tool.to_owned(),
             reason,
@@ -266,6 +280,7 @@ impl Invocation<'_> {
             }
             Decision::Ask => {
                 let Some(approver) = self.ctx.approver.as_ref() else {
+                    self.approval_refused.set(true);
                     approval(ApprovalStage::Denied);
                     return Err(denied(format!(
                         "mode `{}` asks before this and there is no one to ask (non-interactive)",
@@ -280,6 +295,7 @@ impl Invocation<'_> {
                     preview: preview(),
                 };
                 if approver.approve(&request) == Answer::Deny {
+                    self.approval_refused.set(true);
                     approval(ApprovalStage::Denied);
                     return Err(ToolError::Denied {
                         tool: self.tool.to_owned(),

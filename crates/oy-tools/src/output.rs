@@ -28,6 +28,11 @@ pub struct ToolOutput {
     /// For mutating tools: what changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeSummary>,
+    /// True when the mode asked for approval and the answer was no (the
+    /// person declined, or there was no one to ask): a frontend stops the
+    /// turn there (exit 3) rather than let the model work around it.
+    #[serde(skip)]
+    pub approval_refused: bool,
 }
 
 impl ToolOutput {
@@ -39,6 +44,7 @@ impl ToolOutput {
             full_text: None,
             truncated: false,
             changes: None,
+            approval_refused: false,
         }
     }
 
@@ -58,6 +64,7 @@ impl ToolOutput {
             full_text: None,
             truncated: false,
             changes: None,
+            approval_refused: false,
         }
     }
 

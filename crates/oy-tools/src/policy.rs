@@ -103,6 +103,17 @@ pub enum Network {
     Deny,
 }
 
+impl Network {
+    /// The name `--network` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Allow => "allow",
+            Self::Ask => "ask",
+            Self::Deny => "deny",
+        }
+    }
+}
+
 impl FromStr for Network {
     type Err = UnknownName;
     fn from_str(s: &str) -> Result<Self, Self::Err> {

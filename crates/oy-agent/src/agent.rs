@@ -1,0 +1,439 @@
+//! `Agent` and its builder: one session of a model working in a workspace
+//! — the provider, the tools and their context, the transcript, the budget,
+//! the event sink and (optionally) the session store it autosaves to.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use oy_boundary::Workspace;
+use oy_provider::{Provider, RetryPolicy};
+use oy_tools::{
+    Approver, Asker, EventSink, Policy, Registry, ToolContext, ToolEvent, default_registry,
+};
+
+use crate::budget::{ContextBudget, FALLBACK_WINDOW, known_window};
+use crate::error::AgentError;
+use crate::events::{AgentEvent, AgentEventSink, NoAgentEvents, TokenUsage};
+use crate::instructions::read_agents_md;
+use crate::session::{SavedSession, SessionHeader, SessionStore, new_session_id};
+use crate::transcript::{Entry, Transcript};
+
+/// Limits and knobs of the loop. The defaults are DESIGN §5's.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct AgentOptions {
+    /// Model requests allowed in one turn (`--max-turns`).
+    pub max_turns: u32,
+    /// Consecutive tool-only answers allowed before the turn stops.
+    pub churn_limit: u32,
+    /// The same failing call this many times in a row stops the turn.
+    pub repeat_limit: u32,
+    /// The model's context window in tokens, when known from configuration.
+    pub context_window: Option<u64>,
+    /// Fraction of the window at which the transcript is compacted.
+    pub compact_at: f64,
+    /// Provider retry bounds.
+    pub retry: RetryPolicy,
+    /// Cap on output tokens per request.
+    pub max_output_tokens: Option<u32>,
+    /// Whether `AGENTS.md` at the workspace root is added to the instructions.
+    pub read_agents_md: bool,
+}
+
+impl Default for AgentOptions {
+    fn default() -> Self {
+        Self {
+            max_turns: 100,
+            churn_limit: 40,
+            repeat_limit: 3,
+            context_window: None,
+            compact_at: 0.85,
+            retry: RetryPolicy::default(),
+            max_output_tokens: None,
+            read_agents_md: true,
+        }
+    }
+}
+
+/// Builds an [`Agent`].
+#[must_use]
+pub struct AgentBuilder {
+    provider: Arc<dyn Provider>,
+    model: String,
+    workspace: Option<Arc<Workspace>>,
+    policy: Policy,
+    approver: Option<Arc<dyn Approver>>,
+    asker: Option<Arc<dyn Asker>>,
+    events: Arc<dyn AgentEventSink>,
+    registry: Option<Registry>,
+    configure: Option<Box<dyn FnOnce(ToolContext) -> ToolContext + Send>>,
+    options: AgentOptions,
+    store: Option<Arc<SessionStore>>,
+    resume: Option<SavedSession>,
+}
+
+impl AgentBuilder {
+    /// Starts a builder for `model` on `provider`.
+    pub fn new(provider: Arc<dyn Provider>, model: impl Into<String>) -> Self {
+        Self {
+            provider,
+            model: model.into(),
+            workspace: None,
+            policy: Policy::new(oy_tools::Mode::Plan, false),
+            approver: None,
+            asker: None,
+            events: Arc::new(NoAgentEvents),
+            registry: None,
+            configure: None,
+            options: AgentOptions::default(),
+            store: None,
+            resume: None,
+        }
+    }
+
+    /// The workspace the tools work in (required).
+    pub fn workspace(mut self, workspace: Arc<Workspace>) -> Self {
+        self.workspace = Some(workspace);
+        self
+    }
+
+    /// The safety mode and network switch (default: plan, non-interactive).
+    pub fn policy(mut self, policy: Policy) -> Self {
+        self.policy = policy;
+        self
+    }
+
+    /// Who approves "ask" actions. Without one, "ask" means no.
+    pub fn approver(mut self, approver: Arc<dyn Approver>) -> Self {
+        self.approver = Some(approver);
+        self
+    }
+
+    /// Who answers the `ask` tool.
+    pub fn asker(mut self, asker: Arc<dyn Asker>) -> Self {
+        self.asker = Some(asker);
+        self
+    }
+
+    /// Where events go.
+    pub fn events(mut self, events: Arc<dyn AgentEventSink>) -> Self {
+        self.events = events;
+        self
+    }
+
+    /// The tools (default: [`default_registry`]).
+    pub fn registry(mut self, registry: Registry) -> Self {
+        self.registry = Some(registry);
+        self
+    }
+
+    /// Adjusts the tool context before the agent takes it (child
+    /// environment, cancellation token, output cap, ledger sink).
+    pub fn configure_tools(
+        mut self,
+        configure: impl FnOnce(ToolContext) -> ToolContext + Send + 'static,
+    ) -> Self {
+        self.configure = Some(Box::new(configure));
+        self
+    }
+
+    /// Loop limits and knobs.
+    pub fn options(mut self, options: AgentOptions) -> Self {
+        self.options = options;
+        self
+    }
+
+    /// Autosaves the session to `store` after every turn.
+    pub fn session_store(mut self, store: Arc<SessionStore>) -> Self {
+        self.store = Some(store);
+        self
+    }
+
+    /// Continues a saved session. Its mode is not restored: the policy
+    /// given to this builder applies. A session of another workspace is
+    /// refused.
+    pub fn resume(mut self, saved: SavedSession) -> Self {
+        self.resume = Some(saved);
+        self
+    }
+
+    /// Builds the agent and emits `session_started`.
+    pub fn build(self) -> Result<Agent, AgentError> {
+        let workspace = self
+            .workspace
+            .ok_or_else(|| AgentError::Build("the agent needs a workspace".to_owned()))?;
+        let bridge = Arc::new(ToolEventBridge {
+            events: Arc::clone(&self.events),
+            current: Mutex::new(String::new()),
+        });
+        let mut tools = ToolContext::new(Arc::clone(&workspace), self.policy)
+            .with_events(Arc::clone(&bridge) as Arc<dyn EventSink>);
+        if let Some(approver) = self.approver {
+            tools = tools.with_approver(approver);
+        }
+        if let Some(asker) = self.asker {
+            tools = tools.with_asker(asker);
+        }
+        if let Some(configure) = self.configure {
+            tools = configure(tools);
+        }
+        let root = workspace.root().display().to_string();
+        let (transcript, history, header, resumed) = match self.resume {
+            Some(saved) => {
+                if saved.header.workspace != root {
+                    return Err(AgentError::session(format!(
+                        "session {} was saved in workspace {}, not {root}; run oy from that directory (or pass --root) to resume it",
+                        saved.header.id, saved.header.workspace
+                    )));
+                }
+                let transcript = Transcript::from_entries(saved.context).map_err(|error| {
+                    AgentError::session(format!(
+                        "session {} is damaged ({error}); start a new one",
+                        saved.header.id
+                    ))
+                })?;
+                tools = tools.with_state(saved.tool_state);
+                (transcript, saved.history, saved.header, true)
+            }
+            None => (
+                Transcript::new(),
+                Vec::new(),
+                SessionHeader::new(new_session_id(), root.clone()),
+                false,
+            ),
+        };
+        let window = self
+            .options
+            .context_window
+            .or_else(|| known_window(&self.model))
+            .unwrap_or(FALLBACK_WINDOW);
+        let agents_md = if self.options.read_agents_md {
+            read_agents_md(&workspace)
+        } else {
+            None
+        };
+        let agent = Agent {
+            provider: self.provider,
+            model: self.model,
+            registry: Arc::new(self.registry.unwrap_or_else(default_registry)),
+            tools: Arc::new(tools),
+            events: self.events,
+            bridge,
+            budget: ContextBudget::new(window, self.options.compact_at),
+            options: self.options,
+            agents_md,
+            transcript,
+            history,
+            header,
+            store: self.store,
+            usage_total: TokenUsage::default(),
+        };
+        agent.emit(&AgentEvent::SessionStarted {
+            session_id: agent.header.id.clone(),
+            workspace: root,
+            provider: agent.provider.name().to_owned(),
+            model: agent.model.clone(),
+            mode: agent.policy().mode.name().to_owned(),
+            network: agent.policy().network.name().to_owned(),
+            resumed,
+        });
+        Ok(agent)
+    }
+}
+
+/// Forwards the tools' approval events, tagged with the provider's id of
+/// the call that is running (calls run one at a time).
+pub(crate) struct ToolEventBridge {
+    events: Arc<dyn AgentEventSink>,
+    current: Mutex<String>,
+}
+
+impl ToolEventBridge {
+    pub(crate) fn set_current(&self, call_id: &str) {
+        call_id.clone_into(&mut self.current.lock().unwrap_or_else(PoisonError::into_inner));
+    }
+}
+
+impl EventSink for ToolEventBridge {
+    fn emit(&self, event: &ToolEvent) {
+        if let ToolEvent::Approval {
+            tool,
+            stage,
+            summary,
+            ..
+        } = event
+        {
+            let call_id = self
+                .current
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .clone();
+            self.events.emit(&AgentEvent::Approval {
+                call_id,
+                tool: tool.clone(),
+                stage: *stage,
+                summary: summary.clone(),
+            });
+        }
+    }
+}
+
+/// One session: a model, a workspace, tools, a transcript.
+pub struct Agent {
+    pub(crate) provider: Arc<dyn Provider>,
+    pub(crate) model: String,
+    pub(crate) registry: Arc<Registry>,
+    pub(crate) tools: Arc<ToolContext>,
+    pub(crate) events: Arc<dyn AgentEventSink>,
+    pub(crate) bridge: Arc<ToolEventBridge>,
+    pub(crate) budget: ContextBudget,
+    pub(crate) options: AgentOptions,
+    pub(crate) agents_md: Option<String>,
+    pub(crate) transcript: Transcript,
+    /// Everything ever said, uncompacted, with full tool output: what the
+    /// saved session keeps so compaction never loses text.
+    pub(crate) history: Vec<Entry>,
+    pub(crate) header: SessionHeader,
+    pub(crate) store: Option<Arc<SessionStore>>,
+    pub(crate) usage_total: TokenUsage,
+}
+
+impl std::fmt::Debug for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Agent")
+            .field("session", &self.header.id)
+            .field("provider", &self.provider.name())
+            .field("model", &self.model)
+            .field("entries", &self.transcript.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Agent {
+    /// The session id.
+    pub fn session_id(&self) -> &str {
+        &self.header.id
+    }
+
+    /// The model id.
+    pub fn model(&self) -> &str {
+        &self.model
+    }
+
+    /// Switches the model for later turns (a chat's `/model`).
+    pub fn set_model(&mut self, model: impl Into<String>) {
+        self.model = model.into();
+        if self.options.context_window.is_none() {
+            let window = known_window(&self.model).unwrap_or(FALLBACK_WINDOW);
+            self.budget = ContextBudget::new(window, self.options.compact_at);
+        }
+    }
+
+    /// The provider's short name.
+    pub fn provider_name(&self) -> &str {
+        self.provider.name()
+    }
+
+    /// The current policy.
+    pub fn policy(&self) -> Policy {
+        self.tools.policy()
+    }
+
+    /// Changes the mode or network switch for later turns (a chat's `/mode`).
+    pub fn set_policy(&self, policy: Policy) {
+        self.tools.set_policy(policy);
+    }
+
+    /// The working transcript (compacted).
+    pub fn transcript(&self) -> &Transcript {
+        &self.transcript
+    }
+
+    /// Everything said in the session, uncompacted.
+    pub fn history(&self) -> &[Entry] {
+        &self.history
+    }
+
+    /// The tools' context (todos, ledger, cancellation token).
+    pub fn tool_context(&self) -> &Arc<ToolContext> {
+        &self.tools
+    }
+
+    /// The tool registry.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The context budget.
+    pub fn budget(&self) -> &ContextBudget {
+        &self.budget
+    }
+
+    /// Tokens used in the session so far.
+    pub fn usage(&self) -> TokenUsage {
+        self.usage_total
+    }
+
+    /// The system instructions the next request will carry.
+    pub fn instructions(&self) -> String {
+        crate::instructions::instructions(self.policy(), self.agents_md.as_deref())
+    }
+
+    /// Estimated tokens of the next request (instructions, tool schemas,
+    /// transcript).
+    pub fn context_tokens(&self) -> u64 {
+        self.budget.estimate(self.request_bytes())
+    }
+
+    /// Forgets the conversation (a chat's `/clear`); the saved history keeps it.
+    pub fn clear(&mut self) {
+        self.transcript.clear();
+    }
+
+    /// The session as it would be saved now.
+    pub fn snapshot(&self) -> SavedSession {
+        let mut header = self.header.clone();
+        header.model.clone_from(&self.model);
+        header.provider = self.provider.name().to_owned();
+        header.mode = self.policy().mode.name().to_owned();
+        SavedSession {
+            header,
+            history: self.history.clone(),
+            context: self.transcript.entries().to_vec(),
+            tool_state: self.tools.snapshot_state(),
+        }
+    }
+
+    /// Saves the session to its store now (it is also saved after every turn).
+    pub async fn save(&mut self) -> Result<(), AgentError> {
+        let Some(store) = self.store.clone() else {
+            return Ok(());
+        };
+        self.header.touch();
+        let snapshot = self.snapshot();
+        tokio::task::spawn_blocking(move || store.save(&snapshot))
+            .await
+            .map_err(|error| AgentError::session(format!("saving the session failed: {error}")))?
+    }
+
+    pub(crate) fn emit(&self, event: &AgentEvent) {
+        self.events.emit(event);
+    }
+
+    /// Bytes of the next request: instructions, offered tool schemas, and
+    /// the transcript.
+    pub(crate) fn request_bytes(&self) -> usize {
+        self.fixed_bytes() + self.transcript.weight()
+    }
+
+    pub(crate) fn fixed_bytes(&self) -> usize {
+        let schemas: usize = self
+            .registry
+            .specs(&self.tools)
+            .iter()
+            .map(|spec| {
+                spec.name.len() + spec.description.len() + spec.parameters.to_string().len()
+            })
+            .sum();
+        self.instructions().len() + schemas
+    }
+}

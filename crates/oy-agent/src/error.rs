@@ -1,0 +1,34 @@
+//! `AgentError`: what ends a turn or a session without an answer — as
+//! opposed to a tool failure, which is data for the model.
+
+use oy_provider::ProviderError;
+
+/// A failure the caller must handle (a tool failure never becomes one).
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The provider failed after retries, or a retry was not allowed
+    /// because a side effect was already attempted.
+    #[error("{0}")]
+    Provider(#[from] ProviderError),
+    /// The agent was built with missing or inconsistent parts.
+    #[error("{0}")]
+    Build(String),
+    /// A saved session cannot be used.
+    #[error("{message}")]
+    Session {
+        /// What is wrong, and what to do instead.
+        message: String,
+    },
+    /// The session store failed to read or write.
+    #[error("session store: {0}")]
+    Store(#[from] oy_boundary::BoundaryError),
+}
+
+impl AgentError {
+    pub(crate) fn session(message: impl Into<String>) -> Self {
+        Self::Session {
+            message: message.into(),
+        }
+    }
+}

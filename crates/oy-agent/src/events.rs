@@ -1,0 +1,204 @@
+//! `AgentEvent`s (DESIGN §8): what a frontend or an embedding program hears
+//! from a session — the same objects `oy --json` prints one per line. Field
+//! names are stable; `docs/events.md` documents each one.
+
+use serde::Serialize;
+
+pub use oy_tools::ApprovalStage;
+
+/// Token counts for a turn, summed over its requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct TokenUsage {
+    /// Prompt tokens (as reported; estimated when the server reports none).
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+    /// Prompt tokens served from the server's cache.
+    pub cached_input_tokens: u64,
+    /// True when any figure above is an estimate.
+    pub estimated: bool,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum TurnStop {
+    /// The model answered without asking for tools.
+    Done,
+    /// `max_turns` model requests were made without an answer.
+    MaxTurns,
+    /// The same failing call (tool and arguments) came three times in a row.
+    RepeatedFailure,
+    /// Too many tool-only answers in a row without a word to the person.
+    ToolChurn,
+    /// An approval the mode asks for was refused (or no one could answer).
+    ApprovalDenied,
+    /// The frontend cancelled the turn (Ctrl-C).
+    Cancelled,
+    /// The provider failed (after retries, or when a retry was not allowed).
+    ProviderError,
+    /// The model stopped at its output-token cap.
+    MaxTokens,
+}
+
+impl TurnStop {
+    /// True when the task was not finished for a reason the caller should
+    /// report as a failure.
+    pub fn is_failure(self) -> bool {
+        !matches!(self, Self::Done)
+    }
+}
+
+/// One event of a session.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum AgentEvent {
+    /// A session began or was resumed.
+    SessionStarted {
+        /// The session id (`oy sessions` lists it).
+        session_id: String,
+        /// The workspace root.
+        workspace: String,
+        /// The provider's short name.
+        provider: String,
+        /// The model id.
+        model: String,
+        /// The safety mode.
+        mode: String,
+        /// The network switch.
+        network: String,
+        /// True when it continues a saved session.
+        resumed: bool,
+    },
+    /// A prompt began a turn.
+    TurnStarted {
+        /// Counts from 1 within the session.
+        turn: u64,
+        /// The prompt.
+        prompt: String,
+    },
+    /// Streamed answer text.
+    TextDelta {
+        /// The new text.
+        text: String,
+    },
+    /// The model's tool call is about to run.
+    ToolCallStarted {
+        /// The provider's call id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// The arguments as the model sent them (raw JSON text).
+        arguments: String,
+    },
+    /// An approval was asked, given or denied.
+    Approval {
+        /// The provider's call id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// `asked`, `given` or `denied`.
+        stage: ApprovalStage,
+        /// One line: what it is about.
+        summary: String,
+    },
+    /// A tool call ended.
+    ToolCallFinished {
+        /// The provider's call id.
+        call_id: String,
+        /// The tool.
+        tool: String,
+        /// False for a `TOOL_ERROR`.
+        ok: bool,
+        /// Wall time in milliseconds.
+        duration_ms: u64,
+        /// Bytes of model-visible output.
+        output_bytes: usize,
+        /// True when the output was cut before the model saw it.
+        truncated: bool,
+        /// The model-visible output.
+        output: String,
+    },
+    /// The transcript was compacted.
+    Compaction {
+        /// `auto` or `manual`.
+        trigger: &'static str,
+        /// Estimated context tokens before.
+        tokens_before: u64,
+        /// Estimated context tokens after.
+        tokens_after: u64,
+        /// Old tool outputs shortened.
+        outputs_shrunk: usize,
+        /// Entries replaced by a summary.
+        entries_summarized: usize,
+        /// `model`, `digest` (the model's summary failed) or `none`.
+        summary_by: &'static str,
+    },
+    /// A provider request failed transiently and is retried.
+    Retry {
+        /// The attempt that failed (1 = the first).
+        attempt: u32,
+        /// Wait before the next attempt, in milliseconds.
+        delay_ms: u64,
+        /// What failed.
+        error: String,
+    },
+    /// A turn ended.
+    TurnFinished {
+        /// The turn.
+        turn: u64,
+        /// Why it ended.
+        stop: TurnStop,
+        /// A sentence for people when it did not end with `done`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        reason: Option<String>,
+        /// Model requests made in the turn.
+        requests: u32,
+        /// Tokens used in the turn.
+        usage: TokenUsage,
+    },
+    /// Something failed outside a tool (the provider, saving the session).
+    Error {
+        /// What went wrong, for people.
+        message: String,
+    },
+}
+
+/// Receives a session's events. Runs on the agent's task: keep it quick.
+pub trait AgentEventSink: Send + Sync {
+    /// Handles one event.
+    fn emit(&self, event: &AgentEvent);
+}
+
+/// A sink that drops everything.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct NoAgentEvents;
+
+impl AgentEventSink for NoAgentEvents {
+    fn emit(&self, _event: &AgentEvent) {}
+}
+
+/// Collects events in memory (tests, embedding programs that want a log).
+#[derive(Debug, Default)]
+pub struct CollectedEvents(std::sync::Mutex<Vec<AgentEvent>>);
+
+impl CollectedEvents {
+    /// Everything received so far.
+    pub fn events(&self) -> Vec<AgentEvent> {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl AgentEventSink for CollectedEvents {
+    fn emit(&self, event: &AgentEvent) {
+        self.0
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(event.clone());
+    }
+}

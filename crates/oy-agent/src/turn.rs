@@ -1,0 +1,506 @@
+//! The tool loop of one turn: request → stream → run each tool call in
+//! order (schema check, policy and approval, ledger, tool) → next request,
+//! until the model answers without tools or a guard stops it (DESIGN §5).
+//! Every tool call gets exactly one result, also when the turn is cut
+//! short, so the transcript is always valid for the next request.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use oy_provider::{Event, EventStream, ProviderError, Request, StopReason, ToolCall, ToolSchema};
+use oy_tools::{CancelToken, Mode, Policy, ToolOutput};
+
+use crate::agent::Agent;
+use crate::compaction::{self, Trigger};
+use crate::error::AgentError;
+use crate::events::{AgentEvent, TokenUsage, TurnStop};
+use crate::transcript::Entry;
+
+/// How often a wait checks the cancellation token.
+const CANCEL_POLL: Duration = Duration::from_millis(20);
+
+/// What a turn came to.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct TurnOutcome {
+    /// The turn's number in the session.
+    pub turn: u64,
+    /// Why it ended.
+    pub stop: TurnStop,
+    /// For a stop other than `done`: why, for people.
+    pub reason: Option<String>,
+    /// The model's final answer text (empty when it ended otherwise).
+    pub text: String,
+    /// Model requests made.
+    pub requests: u32,
+    /// Tokens used.
+    pub usage: TokenUsage,
+}
+
+/// One model answer, as collected from its stream.
+#[derive(Default)]
+struct Answer {
+    text: String,
+    calls: Vec<ToolCall>,
+    reasoning: Option<serde_json::Value>,
+    usage: Option<oy_provider::Usage>,
+    finish: Option<StopReason>,
+}
+
+enum Streamed {
+    Complete(Answer),
+    Cancelled(Answer),
+    Failed(Answer, ProviderError),
+}
+
+/// Tracks the loop's guards within one turn.
+struct Guards {
+    last_failure: Option<(String, String)>,
+    repeats: u32,
+    tool_only: u32,
+}
+
+impl Agent {
+    /// Runs one turn for `prompt` with the current policy.
+    pub async fn turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+        self.run_turn(prompt).await
+    }
+
+    /// A research-only turn (a chat's `/ask`): the tools of `plan` mode
+    /// (no writes, no commands) for this turn, the policy restored after.
+    pub async fn ask(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+        let saved = self.policy();
+        self.set_policy(Policy {
+            mode: Mode::Plan,
+            ..saved
+        });
+        let outcome = self.run_turn(prompt).await;
+        self.set_policy(saved);
+        outcome
+    }
+
+    /// Compacts the transcript now (a chat's `/compact`).
+    pub async fn compact(&mut self) -> Result<(), AgentError> {
+        self.compact_with(Trigger::Manual).await;
+        self.save().await
+    }
+
+    async fn run_turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+        self.header.turns += 1;
+        let turn = self.header.turns;
+        if self.header.title.is_empty() {
+            self.header.title = title(prompt);
+        }
+        self.tools.ledger().begin_turn();
+        self.emit(&AgentEvent::TurnStarted {
+            turn,
+            prompt: prompt.to_owned(),
+        });
+        self.record(Entry::User {
+            text: prompt.to_owned(),
+        });
+        let mut outcome = TurnOutcome {
+            turn,
+            stop: TurnStop::Done,
+            reason: None,
+            text: String::new(),
+            requests: 0,
+            usage: TokenUsage::default(),
+        };
+        let result = self.tool_loop(&mut outcome).await;
+        self.usage_total.input_tokens += outcome.usage.input_tokens;
+        self.usage_total.output_tokens += outcome.usage.output_tokens;
+        self.usage_total.cached_input_tokens += outcome.usage.cached_input_tokens;
+        self.usage_total.estimated |= outcome.usage.estimated;
+        if let Err(error) = &result {
+            outcome.stop = TurnStop::ProviderError;
+            outcome.reason = Some(error.to_string());
+            self.emit(&AgentEvent::Error {
+                message: error.to_string(),
+            });
+        }
+        self.emit(&AgentEvent::TurnFinished {
+            turn,
+            stop: outcome.stop,
+            reason: outcome.reason.clone(),
+            requests: outcome.requests,
+            usage: outcome.usage,
+        });
+        if let Err(error) = self.save().await {
+            self.emit(&AgentEvent::Error {
+                message: format!("the session was not saved: {error}"),
+            });
+        }
+        result.map(|()| outcome)
+    }
+
+    async fn tool_loop(&mut self, outcome: &mut TurnOutcome) -> Result<(), AgentError> {
+        let cancel = self.tools.cancel_token().clone();
+        let mut guards = Guards {
+            last_failure: None,
+            repeats: 0,
+            tool_only: 0,
+        };
+        loop {
+            if cancel.is_cancelled() {
+                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+            }
+            if outcome.requests >= self.options.max_turns {
+                let limit = self.options.max_turns;
+                return stop(
+                    outcome,
+                    TurnStop::MaxTurns,
+                    &format!(
+                        "stopped after {limit} model requests without a final answer (--max-turns {limit})"
+                    ),
+                );
+            }
+            if self.budget.over(self.request_bytes()) {
+                self.compact_with(Trigger::Auto).await;
+            }
+            let request = self.request();
+            let request_bytes = self.request_bytes();
+            outcome.requests += 1;
+            let streamed = self.stream_answer(&request, &cancel).await;
+            let (answer, failure, cancelled) = match streamed {
+                Streamed::Complete(answer) => (answer, None, false),
+                Streamed::Cancelled(answer) => (answer, None, true),
+                Streamed::Failed(answer, error) => (answer, Some(error), false),
+            };
+            self.account(outcome, &answer, request_bytes);
+            if let Some(error) = failure {
+                // Keep what was shown; calls that never completed are dropped
+                // (they never ran), so the transcript stays paired.
+                self.record_answer(answer.text, Vec::new(), answer.reasoning);
+                return Err(error.into());
+            }
+            let calls = answer.calls.clone();
+            let text = answer.text.clone();
+            self.record_answer(answer.text, answer.calls, answer.reasoning);
+            if cancelled {
+                self.answer_unrun(&calls, "the turn was cancelled before this call ran");
+                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+            }
+            if calls.is_empty() {
+                outcome.text = text;
+                if answer.finish == Some(StopReason::MaxTokens) {
+                    return stop(
+                        outcome,
+                        TurnStop::MaxTokens,
+                        "the model stopped at its output-token limit; ask it to continue",
+                    );
+                }
+                return Ok(());
+            }
+            if text.trim().is_empty() {
+                guards.tool_only += 1;
+            } else {
+                guards.tool_only = 0;
+            }
+            for (index, call) in calls.iter().enumerate() {
+                if cancel.is_cancelled() {
+                    self.answer_unrun(
+                        &calls[index..],
+                        "the turn was cancelled before this call ran",
+                    );
+                    return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                }
+                let output = self.run_call(call).await;
+                let key = (call.name.clone(), canonical_args(&call.arguments));
+                let refused = output.approval_refused;
+                let failed = !output.ok;
+                self.record_result(call, output);
+                if cancel.is_cancelled() {
+                    self.answer_unrun(
+                        &calls[index + 1..],
+                        "the turn was cancelled before this call ran",
+                    );
+                    return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                }
+                if refused {
+                    self.answer_unrun(
+                        &calls[index + 1..],
+                        "not run: an earlier call in the same answer was refused",
+                    );
+                    return stop(
+                        outcome,
+                        TurnStop::ApprovalDenied,
+                        &format!(
+                            "`{}` needed approval and it was refused (or no one could answer); re-run in a mode that allows it, or approve it",
+                            call.name
+                        ),
+                    );
+                }
+                if failed {
+                    if guards.last_failure.as_ref() == Some(&key) {
+                        guards.repeats += 1;
+                    } else {
+                        guards.last_failure = Some(key);
+                        guards.repeats = 1;
+                    }
+                    if guards.repeats >= self.options.repeat_limit {
+                        self.answer_unrun(
+                            &calls[index + 1..],
+                            "not run: the turn stopped after a repeated failure",
+                        );
+                        let limit = self.options.repeat_limit;
+                        return stop(
+                            outcome,
+                            TurnStop::RepeatedFailure,
+                            &format!(
+                                "stopped: the model made the same failing `{}` call {limit} times in a row",
+                                call.name
+                            ),
+                        );
+                    }
+                } else {
+                    guards.last_failure = None;
+                    guards.repeats = 0;
+                }
+            }
+            if guards.tool_only >= self.options.churn_limit {
+                let limit = self.options.churn_limit;
+                return stop(
+                    outcome,
+                    TurnStop::ToolChurn,
+                    &format!(
+                        "stopped: {limit} tool-only answers in a row without progress; narrow the task or raise the limit"
+                    ),
+                );
+            }
+        }
+    }
+
+    fn request(&self) -> Request {
+        let tools = self
+            .registry
+            .specs(&self.tools)
+            .into_iter()
+            .map(|spec| ToolSchema {
+                name: spec.name.to_owned(),
+                description: spec.description.to_owned(),
+                parameters: spec.parameters.clone(),
+            })
+            .collect();
+        Request {
+            model: self.model.clone(),
+            instructions: Some(self.instructions()),
+            messages: self.transcript.to_messages(),
+            tools,
+            max_output_tokens: self.options.max_output_tokens,
+            ..Request::default()
+        }
+    }
+
+    async fn stream_answer(&self, request: &Request, cancel: &CancelToken) -> Streamed {
+        let ledger = Arc::clone(self.tools.ledger());
+        let may_retry = move || !ledger.side_effect_attempted();
+        let events = Arc::clone(&self.events);
+        let on_retry = move |notice: &oy_provider::RetryNotice| {
+            events.emit(&AgentEvent::Retry {
+                attempt: notice.attempt,
+                delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+                error: notice.error.to_string(),
+            });
+        };
+        let opened = oy_provider::stream_with_retries(
+            self.provider.as_ref(),
+            request,
+            &self.options.retry,
+            &may_retry,
+            &on_retry,
+        );
+        let mut answer = Answer::default();
+        let stream: EventStream = match until_cancelled(opened, cancel).await {
+            None => return Streamed::Cancelled(answer),
+            Some(Err(error)) => return Streamed::Failed(answer, error),
+            Some(Ok(stream)) => stream,
+        };
+        let mut stream = stream;
+        loop {
+            let item = match until_cancelled(stream.next(), cancel).await {
+                None => return Streamed::Cancelled(answer),
+                Some(None) => break,
+                Some(Some(item)) => item,
+            };
+            match item {
+                Err(error) => return Streamed::Failed(answer, error),
+                Ok(Event::TextDelta { text }) => {
+                    self.emit(&AgentEvent::TextDelta { text: text.clone() });
+                    answer.text.push_str(&text);
+                }
+                Ok(Event::ToolCallDone { call, .. }) => answer.calls.push(call),
+                Ok(Event::Reasoning { item }) => answer.reasoning = Some(item),
+                Ok(Event::Usage { usage }) => answer.usage = Some(usage),
+                Ok(Event::Finished { reason }) => answer.finish = Some(reason),
+                Ok(_) => {}
+            }
+        }
+        Streamed::Complete(answer)
+    }
+
+    fn account(&mut self, outcome: &mut TurnOutcome, answer: &Answer, request_bytes: usize) {
+        match answer.usage {
+            Some(usage) if usage.input_tokens > 0 => {
+                self.budget.calibrate(request_bytes, usage.input_tokens);
+                outcome.usage.input_tokens += usage.input_tokens;
+                outcome.usage.output_tokens += usage.output_tokens;
+                outcome.usage.cached_input_tokens += usage.cached_input_tokens;
+            }
+            _ => {
+                let answer_bytes = answer.text.len()
+                    + answer
+                        .calls
+                        .iter()
+                        .map(|call| call.arguments.len())
+                        .sum::<usize>();
+                outcome.usage.input_tokens += self.budget.estimate(request_bytes);
+                outcome.usage.output_tokens += self.budget.estimate(answer_bytes);
+                outcome.usage.estimated = true;
+            }
+        }
+    }
+
+    async fn run_call(&self, call: &ToolCall) -> ToolOutput {
+        self.bridge.set_current(&call.id);
+        self.emit(&AgentEvent::ToolCallStarted {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            arguments: call.arguments.clone(),
+        });
+        let started = Instant::now();
+        let registry = Arc::clone(&self.registry);
+        let tools = Arc::clone(&self.tools);
+        let name = call.name.clone();
+        let arguments = call.arguments.clone();
+        let output =
+            tokio::task::spawn_blocking(move || registry.invoke_raw(&tools, &name, &arguments))
+                .await
+                .unwrap_or_else(|error| {
+                    ToolOutput::error(&oy_tools::ToolError::failed(
+                        format!("the tool crashed: {error}"),
+                        "try a different approach; report this to the user if it repeats",
+                    ))
+                });
+        self.emit(&AgentEvent::ToolCallFinished {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            ok: output.ok,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            output_bytes: output.text.len(),
+            truncated: output.truncated,
+            output: output.text.clone(),
+        });
+        output
+    }
+
+    /// Appends to both the working transcript and the full history.
+    pub(crate) fn record(&mut self, entry: Entry) {
+        self.history.push(entry.clone());
+        self.transcript.push(entry);
+    }
+
+    fn record_answer(
+        &mut self,
+        text: String,
+        tool_calls: Vec<ToolCall>,
+        reasoning: Option<serde_json::Value>,
+    ) {
+        if text.is_empty() && tool_calls.is_empty() && reasoning.is_none() {
+            return;
+        }
+        self.record(Entry::Assistant {
+            text: (!text.is_empty()).then_some(text),
+            tool_calls,
+            reasoning,
+        });
+    }
+
+    fn record_result(&mut self, call: &ToolCall, output: ToolOutput) {
+        self.record(Entry::ToolResult {
+            call_id: call.id.clone(),
+            tool: call.name.clone(),
+            output: output.text,
+            is_error: !output.ok,
+            full_text: output.full_text,
+        });
+    }
+
+    /// Answers calls that will not run, so each call keeps its one result.
+    fn answer_unrun(&mut self, calls: &[ToolCall], why: &str) {
+        for call in calls {
+            self.record(Entry::ToolResult {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                output: format!(
+                    "TOOL_ERROR: {why}\nRECOVERY: wait for the user's next message before retrying it"
+                ),
+                is_error: true,
+                full_text: None,
+            });
+        }
+    }
+
+    pub(crate) async fn compact_with(&mut self, trigger: Trigger) {
+        let fixed = self.fixed_bytes();
+        let report = compaction::compact(
+            &mut self.transcript,
+            &self.budget,
+            fixed,
+            self.provider.as_ref(),
+            &self.model,
+            trigger,
+            self.tools.cancel_token(),
+        )
+        .await;
+        self.emit(&AgentEvent::Compaction {
+            trigger: trigger.name(),
+            tokens_before: report.tokens_before,
+            tokens_after: report.tokens_after,
+            outputs_shrunk: report.outputs_shrunk,
+            entries_summarized: report.entries_summarized,
+            summary_by: report.summary_by,
+        });
+    }
+}
+
+fn stop(outcome: &mut TurnOutcome, stop: TurnStop, reason: &str) -> Result<(), AgentError> {
+    outcome.stop = stop;
+    outcome.reason = Some(reason.to_owned());
+    Ok(())
+}
+
+/// The same call, spelled with different whitespace or key order, is
+/// still the same call.
+fn canonical_args(raw: &str) -> String {
+    serde_json::from_str::<serde_json::Value>(raw)
+        .map(|value| value.to_string())
+        .unwrap_or_else(|_| raw.trim().to_owned())
+}
+
+fn title(prompt: &str) -> String {
+    let line = prompt.lines().next().unwrap_or("").trim();
+    let mut title: String = line.chars().take(80).collect();
+    if line.chars().count() > 80 {
+        title.push('…');
+    }
+    title
+}
+
+/// Awaits `future` unless the token fires first (`None`).
+async fn until_cancelled<F: std::future::Future>(
+    future: F,
+    cancel: &CancelToken,
+) -> Option<F::Output> {
+    tokio::pin!(future);
+    loop {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        tokio::select! {
+            output = &mut future => return Some(output),
+            () = tokio::time::sleep(CANCEL_POLL) => {}
+        }
+    }
+}
