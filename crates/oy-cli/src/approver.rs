@@ -85,16 +85,39 @@ fn is_invisible(c: char) -> bool {
         | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
 }
 
+/// Colours a unified diff (already made visible) for a terminal, unless
+/// `NO_COLOR` is set: additions green, removals red, hunk headers cyan.
+fn color_diff(text: &str) -> String {
+    let style = crate::render::Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    text.lines()
+        .map(|line| {
+            if line.starts_with("+++") || line.starts_with("---") {
+                style.paint("1", line)
+            } else if line.starts_with('+') {
+                style.green(line)
+            } else if line.starts_with('-') {
+                style.red(line)
+            } else if line.starts_with("@@") {
+                style.paint("36", line)
+            } else {
+                line.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 impl Approver for TerminalPrompt {
     fn approve(&self, request: &ApprovalRequest) -> Answer {
         let detail = match &request.preview {
-            Preview::Diff(text) | Preview::Command(text) | Preview::Summary(text) => text,
+            Preview::Diff(text) => color_diff(&visible(text.trim_end())),
+            Preview::Command(text) | Preview::Summary(text) => visible(text.trim_end()),
         };
         let text = format!(
             "\noy: `{}` wants to {}\n{}\nAllow? [y/N] ",
             request.tool,
             visible(&request.summary),
-            visible(detail.trim_end())
+            detail
         );
         match self.prompt(&text) {
             Some(answer) if matches!(answer.trim(), "y" | "Y" | "yes" | "Yes") => Answer::Approve,

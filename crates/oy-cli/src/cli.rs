@@ -11,14 +11,29 @@ use clap::{Args, Parser, Subcommand};
     name = "oy",
     version,
     about = "oy: a local AI coding assistant that never leaves your workspace",
-    long_about = None
+    long_about = None,
+    args_conflicts_with_subcommands = true,
+    after_help = MAIN_EXAMPLES
 )]
 pub(crate) struct Cli {
     #[command(flatten)]
     pub(crate) common: Common,
+    /// `oy "PROMPT"` is `oy run "PROMPT"`.
+    #[command(flatten)]
+    pub(crate) run: RunArgs,
     #[command(subcommand)]
-    pub(crate) command: Command,
+    pub(crate) command: Option<Command>,
 }
+
+const MAIN_EXAMPLES: &str = "\
+Examples:
+  oy \"explain what src/main.rs does\"        one task (same as `oy run`)
+  oy run --mode edit \"fix the failing test\"  let it edit files; commands still ask
+  echo \"summarise the README\" | oy run -q   prompt on stdin, print only the answer
+  oy chat                                   interactive session (/help inside)
+  oy doctor                                 check provider, credentials and paths
+
+Exit codes: 0 done, 1 failed, 2 usage or config error, 3 stopped by policy, 130 interrupted.";
 
 /// Flags every command accepts.
 #[derive(Debug, Args)]
@@ -46,10 +61,105 @@ pub(crate) struct Common {
     /// SHA-256; an edited file must be trusted again).
     #[arg(long = "trust-tools", global = true)]
     pub(crate) trust_tools: bool,
+    /// Model id (also OY_MODEL; default from the config file, saved by `oy model --set`).
+    #[arg(long, global = true, env = "OY_MODEL", value_name = "ID")]
+    pub(crate) model: Option<String>,
+    /// Provider name from the config file, or openai, bedrock, ollama,
+    /// llamacpp, lmstudio (default: the config's, else found from the environment).
+    #[arg(long, global = true, env = "OY_PROVIDER", value_name = "NAME")]
+    pub(crate) provider: Option<String>,
+    /// OpenAI-compatible wire API: chat or responses (also OY_WIRE_API).
+    #[arg(
+        long = "wire-api",
+        global = true,
+        env = "OY_WIRE_API",
+        value_name = "API"
+    )]
+    pub(crate) wire_api: Option<String>,
+}
+
+/// Flags of a task run (`oy run`, `oy "PROMPT"`, and `oy chat` where they apply).
+#[derive(Debug, Args, Default)]
+pub(crate) struct RunArgs {
+    /// The task; read from stdin when absent (or `-`).
+    #[arg(value_name = "PROMPT")]
+    pub(crate) prompt: Vec<String>,
+    /// Print events as JSON lines on stdout (see docs/events.md).
+    #[arg(long)]
+    pub(crate) json: bool,
+    /// Print only the final answer.
+    #[arg(short, long)]
+    pub(crate) quiet: bool,
+    /// Most model requests in one turn before it stops (default 100).
+    #[arg(long = "max-turns", value_name = "N")]
+    pub(crate) max_turns: Option<u32>,
+    /// Continue the saved session ID (`oy sessions` lists them).
+    #[arg(long, value_name = "ID", conflicts_with = "continue_")]
+    pub(crate) resume: Option<String>,
+    /// Continue this workspace's most recent session.
+    #[arg(long = "continue", id = "continue_")]
+    pub(crate) continue_: bool,
+}
+
+/// Flags of `oy chat`.
+#[derive(Debug, Args)]
+pub(crate) struct ChatArgs {
+    /// Most model requests in one turn before it stops (default 100).
+    #[arg(long = "max-turns", value_name = "N")]
+    pub(crate) max_turns: Option<u32>,
+    /// Continue the saved session ID.
+    #[arg(long, value_name = "ID", conflicts_with = "continue_")]
+    pub(crate) resume: Option<String>,
+    /// Continue this workspace's most recent session.
+    #[arg(long = "continue", id = "continue_")]
+    pub(crate) continue_: bool,
+}
+
+/// Flags of `oy model`.
+#[derive(Debug, Args)]
+pub(crate) struct ModelArgs {
+    /// Show only models whose id contains this text.
+    pub(crate) filter: Option<String>,
+    /// Save this model as the default in the config file.
+    #[arg(long, value_name = "ID")]
+    pub(crate) set: Option<String>,
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Flags of `oy sessions`.
+#[derive(Debug, Args)]
+pub(crate) struct SessionsArgs {
+    /// List the sessions of every workspace, not only this one.
+    #[arg(long)]
+    pub(crate) all: bool,
+    /// Print the list as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+}
+
+/// Flags of `oy completions`.
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    pub(crate) shell: clap_complete::Shell,
 }
 
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
+    /// Run one task in the workspace (the prompt may come on stdin).
+    Run(RunArgs),
+    /// Interactive session: Ctrl-C cancels a turn, Ctrl-D quits, /help lists commands.
+    Chat(ChatArgs),
+    /// List the provider's models; `--set ID` saves the default.
+    Model(ModelArgs),
+    /// Check configuration, provider, credentials and paths (exit 1 if a run would fail).
+    Doctor,
+    /// List saved sessions (resume one with `oy run --resume ID` or `oy chat --resume ID`).
+    Sessions(SessionsArgs),
+    /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    Completions(CompletionsArgs),
     /// Print the tool specs the model would see in a mode, as a JSON array.
     Tools(ToolsArgs),
     /// Run one tool call exactly as if the model had made it.

@@ -1,7 +1,15 @@
 //! Dispatch from a parsed command line to the command handlers.
 
+mod chat;
+mod completions;
+mod doctor;
+mod model;
+mod run;
+mod sessions;
 mod tool;
 mod tools;
+
+use std::io::IsTerminal;
 
 use anyhow::Result;
 
@@ -13,7 +21,26 @@ use crate::exit::Exit;
 pub(crate) fn run(cli: Cli) -> Result<Exit> {
     let config = Config::resolve(&cli.common)?;
     match cli.command {
-        Command::Tools(args) => tools::run(&config, &args),
-        Command::Tool(args) => tool::run(&config, &args),
+        None if cli.run.prompt.is_empty()
+            && !cli.run.json
+            && std::io::stdin().is_terminal()
+            && std::io::stdout().is_terminal() =>
+        {
+            let chat = crate::cli::ChatArgs {
+                max_turns: cli.run.max_turns,
+                resume: cli.run.resume,
+                continue_: cli.run.continue_,
+            };
+            chat::run(config, chat)
+        }
+        None => run::run(config, cli.run),
+        Some(Command::Run(args)) => run::run(config, args),
+        Some(Command::Chat(args)) => chat::run(config, args),
+        Some(Command::Model(args)) => model::run(&config, &args),
+        Some(Command::Doctor) => doctor::run(&config),
+        Some(Command::Sessions(args)) => sessions::run(&config, &args),
+        Some(Command::Completions(args)) => completions::run(&args),
+        Some(Command::Tools(args)) => tools::run(&config, &args),
+        Some(Command::Tool(args)) => tool::run(&config, &args),
     }
 }

@@ -1,14 +1,27 @@
-//! `Config`: everything ambient (flags, environment, current directory,
-//! terminal) resolved into plain values once, so nothing downstream reads
-//! them again.
+//! `Config`: everything ambient (flags, environment, config files, current
+//! directory, terminal) resolved into plain values once, so nothing
+//! downstream reads them again.
+//!
+//! Precedence: flags > environment (`OY_MODE`, `OY_MODEL`, `OY_PROVIDER`,
+//! `OY_WIRE_API`, read by clap) > the global config file > defaults. A
+//! workspace's `.oy/config.toml` comes last and can only lower privileges:
+//! it caps the mode, the network switch and the turn limit, whatever set
+//! them, because it speaks for a repository the user may not trust.
 
+use std::collections::BTreeMap;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use anyhow::{Context, Result};
+use oy_boundary::{BoundaryError, Workspace};
+use oy_provider::Secret;
 use oy_tools::{ChildEnv, Mode, Network, Policy};
 
 use crate::cli::Common;
+use crate::config_file::{
+    self, GlobalFile, MAX_CONFIG_BYTES, ProviderTable, WORKSPACE_CONFIG, WireApi,
+};
 use crate::exit::UsageError;
 
 /// The resolved configuration of one `oy` run.
@@ -26,32 +39,416 @@ pub struct Config {
     pub child_env: ChildEnv,
     /// `--trust-tools`: approve the workspace's tools.json as it is.
     pub trust_workspace_tools: bool,
+    /// The model (`--model`, `OY_MODEL`, the config's default, the
+    /// provider table's default).
+    pub model: Option<String>,
+    /// Where `model` came from, for `oy doctor` and the session header.
+    pub(crate) model_source: Option<String>,
+    /// The provider name (`--provider`, `OY_PROVIDER`, the config's default).
+    pub provider: Option<String>,
+    /// Where `provider` came from.
+    pub(crate) provider_source: Option<String>,
+    /// The OpenAI-compatible wire API (`--wire-api`, `OY_WIRE_API`); the
+    /// provider table's `wire_api` and the endpoint decide otherwise.
+    pub(crate) wire_api: Option<WireApi>,
+    /// Model requests allowed per turn (config, capped by the workspace's).
+    /// A `--max-turns` flag goes through [`Config::max_turns_with`].
+    pub max_turns: Option<u32>,
+    /// The workspace config's `max_turns`: a ceiling even for the flag.
+    pub(crate) max_turns_cap: Option<u32>,
+    /// The model's context window, when configured (the provider table's,
+    /// else the global one).
+    pub context_window: Option<u64>,
+    /// A stream silent this long is cut (`idle_timeout_secs`).
+    pub(crate) idle_timeout: Option<Duration>,
+    /// The `[providers.NAME]` tables of the global config.
+    pub(crate) providers: BTreeMap<String, ProviderTable>,
+    /// The global config file's path, and whether it exists.
+    pub(crate) config_file: Option<(PathBuf, bool)>,
+    /// The workspace config's path when it exists, and what it changed.
+    pub(crate) workspace_config: Option<(PathBuf, Vec<String>)>,
+    /// Warnings already printed (unknown keys, ignored workspace keys).
+    pub(crate) warnings: Vec<String>,
+    /// The workspace config's mode: `/mode` cannot go above it.
+    pub(crate) mode_ceiling: Option<Mode>,
+    /// The workspace config's network: nothing can loosen it.
+    pub(crate) network_ceiling: Option<Network>,
+    /// Provider-related environment, read once here.
+    pub provider_env: ProviderEnv,
+}
+
+/// The provider-related environment variables, read once.
+#[derive(Debug, Clone, Default)]
+pub struct ProviderEnv {
+    /// `OPENAI_BASE_URL`.
+    pub openai_base_url: Option<String>,
+    /// `OPENAI_API_KEY` (never printed).
+    pub openai_api_key: Option<Secret>,
+    /// The variables the provider tables' `env_key` name, by name.
+    pub(crate) keys: BTreeMap<String, Secret>,
+    /// `HTTPS_PROXY`/`https_proxy`, else `ALL_PROXY`/`all_proxy`. Kept as a
+    /// secret: proxy URLs often carry a password.
+    pub(crate) https_proxy: Option<Secret>,
+    /// `HTTP_PROXY`/`http_proxy`, else `ALL_PROXY`/`all_proxy`.
+    pub(crate) http_proxy: Option<Secret>,
+    /// `NO_PROXY`/`no_proxy`.
+    pub(crate) no_proxy: Option<String>,
+    /// What suggests AWS credentials are available, if anything
+    /// (`AWS_PROFILE`, `~/.aws/credentials`…), named for `oy doctor`.
+    pub(crate) aws_credentials: Option<String>,
 }
 
 impl Config {
-    /// Resolves flags and the environment.
+    /// Resolves flags, the environment and the config files.
     pub(crate) fn resolve(common: &Common) -> Result<Self> {
         let root = match &common.root {
             Some(root) => root.clone(),
             None => std::env::current_dir().context("cannot read the current directory")?,
         };
-        let mode = match &common.mode {
-            Some(name) => name.parse::<Mode>().map_err(UsageError::from)?,
-            None => Mode::default(),
+        let config_dir = xdg_dir("XDG_CONFIG_HOME", ".config");
+        let mut warnings = Vec::new();
+        let (global, config_file) = match &config_dir {
+            Some(dir) => {
+                let path = dir.join("config.toml");
+                match read_global(&path)? {
+                    Some(text) => {
+                        let (file, mut found) = config_file::parse_global(&path, &text)?;
+                        warnings.append(&mut found);
+                        (file, Some((path, true)))
+                    }
+                    None => (GlobalFile::default(), Some((path, false))),
+                }
+            }
+            None => (GlobalFile::default(), None),
         };
-        let mut policy = Policy::new(mode, is_interactive());
-        if let Some(network) = &common.network {
-            policy.network = network.parse::<Network>().map_err(UsageError::from)?;
+
+        if global.idle_timeout_secs == Some(0) {
+            return Err(UsageError::new(format!(
+                "idle_timeout_secs in {} must be at least 1",
+                config_source(&config_file)
+            ))
+            .into());
         }
+        let explicit_mode = match &common.mode {
+            Some(name) => Some(name.parse::<Mode>().map_err(UsageError::from)?),
+            None => None,
+        };
+        let explicit_network = match &common.network {
+            Some(name) => Some(name.parse::<Network>().map_err(UsageError::from)?),
+            None => None,
+        };
+        let mode = explicit_mode.or(global.mode).unwrap_or_default();
+        let network = explicit_network.or(global.network);
+        let mut policy = Policy::new(mode, is_interactive());
+        if let Some(network) = network {
+            policy.network = network;
+        }
+        let mut max_turns = global.max_turns;
+
+        let (provider, provider_source) = match (&common.provider, &global.provider) {
+            (Some(name), _) => (
+                Some(name.clone()),
+                Some("--provider/OY_PROVIDER".to_owned()),
+            ),
+            (None, Some(name)) => (Some(name.clone()), Some(config_source(&config_file))),
+            (None, None) => (None, None),
+        };
+        let table = provider
+            .as_ref()
+            .and_then(|name| global.providers.get(name));
+        let (model, model_source) = match (&common.model, &global.model, table) {
+            (Some(model), _, _) => (Some(model.clone()), Some("--model/OY_MODEL".to_owned())),
+            (None, Some(model), _) => (Some(model.clone()), Some(config_source(&config_file))),
+            (
+                None,
+                None,
+                Some(ProviderTable {
+                    model: Some(model), ..
+                }),
+            ) => (
+                Some(model.clone()),
+                Some(format!(
+                    "providers.{}.model in the config",
+                    provider.as_deref().unwrap_or_default()
+                )),
+            ),
+            _ => (None, None),
+        };
+        let wire_api = common.wire_api.as_deref().map(WireApi::parse).transpose()?;
+        let context_window = table
+            .and_then(|table| table.context_window)
+            .or(global.context_window);
+
+        let mut workspace_config = None;
+        let mut max_turns_cap = None;
+        let mut ceiling = (None, None);
+        if let Some((path, file)) = read_workspace(&root)? {
+            let (file, mut found) = config_file::parse_workspace(&path, &file)?;
+            ceiling = (file.mode, file.network);
+            warnings.append(&mut found);
+            let mut effects = Vec::new();
+            lower_privileges(
+                &path,
+                &file,
+                &mut policy,
+                network.is_some(),
+                &mut effects,
+                &mut warnings,
+            );
+            if let Some(cap) = file.max_turns {
+                max_turns_cap = Some(cap);
+                if max_turns.is_none_or(|turns| cap < turns) {
+                    max_turns = Some(cap);
+                }
+                effects.push(format!("max_turns capped at {cap}"));
+            }
+            workspace_config = Some((path, effects));
+        }
+
+        report_warnings(&warnings);
         Ok(Self {
             root,
             policy,
             data_dir: xdg_dir("XDG_DATA_HOME", ".local/share"),
-            config_dir: xdg_dir("XDG_CONFIG_HOME", ".config"),
+            config_dir,
             child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
             trust_workspace_tools: common.trust_tools,
+            model,
+            model_source,
+            provider,
+            provider_source,
+            wire_api,
+            max_turns,
+            max_turns_cap,
+            context_window,
+            idle_timeout: global.idle_timeout_secs.map(Duration::from_secs),
+            provider_env: provider_env(&global),
+            providers: global.providers,
+            config_file,
+            workspace_config,
+            warnings,
+            mode_ceiling: ceiling.0,
+            network_ceiling: ceiling.1,
         })
     }
+
+    /// The policy for switching to `mode` mid-session (a chat's `/mode`):
+    /// the mode's network default unless a network was chosen, and never
+    /// above what the workspace config allows.
+    pub(crate) fn policy_for_mode(&self, mode: Mode) -> Policy {
+        let mut policy = Policy::new(mode, self.policy.interactive);
+        if self.policy.network != self.policy.mode.default_network() {
+            policy.network = self.policy.network;
+        }
+        if let Some(ceiling) = self.mode_ceiling
+            && privilege(ceiling) < privilege(policy.mode)
+        {
+            policy.mode = ceiling;
+        }
+        if let Some(ceiling) = self.network_ceiling
+            && strictness(ceiling) < strictness(policy.network)
+        {
+            policy.network = ceiling;
+        }
+        policy
+    }
+
+    /// The turn limit for a run given `--max-turns` (if any): the flag
+    /// beats the global config, but not the workspace's ceiling.
+    pub(crate) fn max_turns_with(&self, flag: Option<u32>) -> Option<u32> {
+        match (flag.or(self.max_turns), self.max_turns_cap) {
+            (Some(turns), Some(cap)) => Some(turns.min(cap)),
+            (turns, cap) => turns.or(cap),
+        }
+    }
+}
+
+/// Applies the workspace config's mode and network, each only if stricter.
+fn lower_privileges(
+    path: &Path,
+    file: &config_file::WorkspaceFile,
+    policy: &mut Policy,
+    network_explicit: bool,
+    effects: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    if let Some(mode) = file.mode {
+        if privilege(mode) < privilege(policy.mode) {
+            effects.push(format!("mode lowered from {} to {}", policy.mode, mode));
+            policy.mode = mode;
+            if !network_explicit {
+                policy.network = mode.default_network();
+            }
+        } else if mode != policy.mode {
+            warnings.push(format!(
+                "ignored in {}: mode {mode} would raise the mode above {}",
+                path.display(),
+                policy.mode
+            ));
+        }
+    }
+    if let Some(network) = file.network {
+        if strictness(network) < strictness(policy.network) {
+            effects.push(format!(
+                "network lowered from {} to {}",
+                policy.network.name(),
+                network.name()
+            ));
+            policy.network = network;
+        } else if network != policy.network {
+            warnings.push(format!(
+                "ignored in {}: network {} would loosen network {}",
+                path.display(),
+                network.name(),
+                policy.network.name()
+            ));
+        }
+    }
+}
+
+/// Mode order by privilege: plan < default < accept-edits < auto-approve.
+fn privilege(mode: Mode) -> u8 {
+    match mode {
+        Mode::Plan => 0,
+        Mode::Default => 1,
+        Mode::AcceptEdits => 2,
+        Mode::AutoApprove => 3,
+    }
+}
+
+/// Network order by permission: deny < ask < allow.
+fn strictness(network: Network) -> u8 {
+    match network {
+        Network::Deny => 0,
+        Network::Ask => 1,
+        Network::Allow => 2,
+    }
+}
+
+fn config_source(config_file: &Option<(PathBuf, bool)>) -> String {
+    match config_file {
+        Some((path, _)) => path.display().to_string(),
+        None => "the config file".to_owned(),
+    }
+}
+
+#[expect(
+    clippy::print_stderr,
+    reason = "config warnings are diagnostics for the user"
+)]
+fn report_warnings(warnings: &[String]) {
+    for warning in warnings {
+        eprintln!("oy: warning: {warning}");
+    }
+}
+
+/// The global config's text, or `None` when there is none.
+fn read_global(path: &Path) -> Result<Option<String>> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the user's own config file, outside any workspace"
+    )]
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(error) => {
+            return Err(UsageError::new(format!("cannot read {}: {error}", path.display())).into());
+        }
+    };
+    if text.len() as u64 > MAX_CONFIG_BYTES {
+        return Err(UsageError::new(format!(
+            "{} is over {MAX_CONFIG_BYTES} bytes: not a config file",
+            path.display()
+        ))
+        .into());
+    }
+    Ok(Some(text))
+}
+
+/// The workspace config's host path and text, read through the boundary.
+/// Missing is fine; present but unreadable (a link out of the root, too
+/// large, binary) fails closed, since it may have been meant to restrict.
+fn read_workspace(root: &Path) -> Result<Option<(PathBuf, String)>> {
+    // A root that cannot be opened is reported by the commands that need
+    // it; completions and doctor still work.
+    let Ok(workspace) = Workspace::open(root) else {
+        return Ok(None);
+    };
+    let path = workspace.path(WORKSPACE_CONFIG)?;
+    let host = workspace.host_path(&path);
+    match workspace.read_text(&path, MAX_CONFIG_BYTES) {
+        Ok(text) => Ok(Some((host, text))),
+        Err(BoundaryError::NotFound { .. }) => Ok(None),
+        Err(error) => Err(UsageError::new(format!(
+            "cannot read the workspace config {}: {error}",
+            host.display()
+        ))
+        .into()),
+    }
+}
+
+fn provider_env(global: &GlobalFile) -> ProviderEnv {
+    let keys = global
+        .providers
+        .values()
+        .filter_map(|table| table.env_key.as_deref())
+        .filter_map(|name| non_empty_var(name).map(|value| (name.to_owned(), Secret::new(value))))
+        .collect();
+    let all_proxy = || first_var(&["ALL_PROXY", "all_proxy"]);
+    ProviderEnv {
+        openai_base_url: non_empty_var("OPENAI_BASE_URL"),
+        openai_api_key: non_empty_var("OPENAI_API_KEY").map(Secret::new),
+        keys,
+        https_proxy: first_var(&["HTTPS_PROXY", "https_proxy"])
+            .or_else(all_proxy)
+            .map(Secret::new),
+        http_proxy: first_var(&["HTTP_PROXY", "http_proxy"])
+            .or_else(all_proxy)
+            .map(Secret::new),
+        no_proxy: first_var(&["NO_PROXY", "no_proxy"]),
+        aws_credentials: aws_credentials(),
+    }
+}
+
+/// The first sign of AWS credentials: the variables the SDK's chain reads,
+/// then the shared files it would open.
+fn aws_credentials() -> Option<String> {
+    for name in [
+        "AWS_PROFILE",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+    ] {
+        if non_empty_var(name).is_some() {
+            return Some(name.to_owned());
+        }
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from);
+    let files = [
+        (
+            non_empty_var("AWS_SHARED_CREDENTIALS_FILE").map(PathBuf::from),
+            ".aws/credentials",
+        ),
+        (
+            non_empty_var("AWS_CONFIG_FILE").map(PathBuf::from),
+            ".aws/config",
+        ),
+    ];
+    files.into_iter().find_map(|(set, default)| {
+        let path = set.or_else(|| home.as_ref().map(|home| home.join(default)))?;
+        path.is_file().then(|| path.display().to_string())
+    })
+}
+
+fn first_var(names: &[&str]) -> Option<String> {
+    names.iter().find_map(|name| non_empty_var(name))
+}
+
+fn non_empty_var(name: &str) -> Option<String> {
+    std::env::var(name)
+        .ok()
+        .filter(|value| !value.trim().is_empty())
 }
 
 /// A person can answer only when both stdin and stderr are terminals and

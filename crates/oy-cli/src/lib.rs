@@ -6,11 +6,15 @@
 //! It must never hold tool, policy or provider logic — that lives in the
 //! library crates, so an embedding program gets the same behaviour.
 
+mod agent_setup;
 mod approver;
 mod cli;
 mod commands;
 mod config;
+mod config_file;
 mod exit;
+mod provider_setup;
+mod render;
 mod report;
 mod signals;
 mod state_store;

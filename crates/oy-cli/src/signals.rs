@@ -7,8 +7,8 @@
 //! Commands run in their own process groups, so the terminal's Ctrl-C
 //! reaches only oy: without this handler oy would die and leave them running.
 
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,8 @@ const SECOND_SIGNAL_AFTER: Duration = Duration::from_millis(500);
 pub(crate) struct Interrupts {
     handle: Handle,
     interrupted: Arc<AtomicBool>,
+    /// When the first signal of the current turn arrived.
+    first: Arc<Mutex<Option<Instant>>>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -37,14 +39,16 @@ impl Interrupts {
         let handle = signals.handle();
         let interrupted = Arc::new(AtomicBool::new(false));
         let seen = Arc::clone(&interrupted);
+        let first = Arc::new(Mutex::new(None::<Instant>));
+        let first_seen = Arc::clone(&first);
         let thread = std::thread::Builder::new()
             .name("oy-signals".to_owned())
             .spawn(move || {
-                let mut first: Option<Instant> = None;
                 for _signal in signals.forever() {
-                    match first {
+                    let mut first = first_seen.lock().unwrap_or_else(PoisonError::into_inner);
+                    match *first {
                         None => {
-                            first = Some(Instant::now());
+                            *first = Some(Instant::now());
                             seen.store(true, Ordering::SeqCst);
                             cancel.cancel();
                             notice(
@@ -66,8 +70,16 @@ impl Interrupts {
         Ok(Self {
             handle,
             interrupted,
+            first,
             thread: Some(thread),
         })
+    }
+
+    /// Re-arms after a cancelled chat turn: the next signal cancels the
+    /// next turn instead of quitting. The caller resets the token too.
+    pub(crate) fn rearm(&self) {
+        *self.first.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        self.interrupted.store(false, Ordering::SeqCst);
     }
 
     /// True once a signal arrived.

@@ -11,5 +11,9 @@
 
 mod support;
 
+mod cli_completions;
+mod cli_config;
+mod cli_doctor;
+mod cli_model;
 mod cli_tool;
 mod cli_tools;

@@ -91,3 +91,113 @@ fn finish(output: Output) -> Run {
         stderr: String::from_utf8(output.stderr).unwrap(),
     }
 }
+
+// ---- config, doctor and model tests: an environment with no real provider ----
+
+/// Provider-related variables a developer's shell may carry; tests that
+/// choose a provider start from none of them.
+const PROVIDER_VARS: &[&str] = &[
+    "OPENAI_API_KEY",
+    "OPENAI_BASE_URL",
+    "OY_MODEL",
+    "OY_PROVIDER",
+    "OY_WIRE_API",
+    "OY_MODE",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+];
+
+impl Oy {
+    /// `$XDG_CONFIG_HOME/oy` as the binary sees it.
+    pub fn config_dir(&self) -> PathBuf {
+        self.data.with_file_name("config").join("oy")
+    }
+
+    /// Writes the global config.toml.
+    pub fn global_config(&self, text: &str) -> &Self {
+        fs::create_dir_all(self.config_dir()).unwrap();
+        fs::write(self.config_dir().join("config.toml"), text).unwrap();
+        self
+    }
+
+    /// Like `command`, with no provider settings, no AWS settings, and a
+    /// fake HOME, so nothing real can be found.
+    pub fn clean_command(&self) -> Command {
+        let mut cmd = self.command();
+        for name in PROVIDER_VARS {
+            cmd.env_remove(name);
+        }
+        for (name, _) in std::env::vars_os() {
+            if name.to_string_lossy().starts_with("AWS_") {
+                cmd.env_remove(name);
+            }
+        }
+        let home = self.data.with_file_name("home");
+        fs::create_dir_all(&home).unwrap();
+        cmd.env("HOME", home);
+        cmd
+    }
+
+    /// Runs `oy ARGS` from `clean_command` with `envs` added.
+    pub fn run_clean(&self, args: &[&str], envs: &[(&str, &str)]) -> Run {
+        let mut cmd = self.clean_command();
+        cmd.args(args)
+            .envs(envs.iter().copied())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        finish(cmd.output().unwrap())
+    }
+}
+
+/// A local OpenAI-compatible server answering `GET /v1/models` with `ids`.
+/// Keep the returned runtime alive as long as the server is used.
+pub struct ModelsServer {
+    pub runtime: tokio::runtime::Runtime,
+    pub server: wiremock::MockServer,
+}
+
+impl ModelsServer {
+    pub fn start(ids: &[&str]) -> Self {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, ResponseTemplate};
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let data: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| serde_json::json!({"id": id, "object": "model", "owned_by": "test"}))
+            .collect();
+        let server = runtime.block_on(async {
+            let server = wiremock::MockServer::start().await;
+            Mock::given(method("GET"))
+                .and(path("/v1/models"))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .set_body_json(serde_json::json!({"object": "list", "data": data})),
+                )
+                .mount(&server)
+                .await;
+            server
+        });
+        Self { runtime, server }
+    }
+
+    /// The API root to put in OPENAI_BASE_URL or a provider's base_url.
+    pub fn base_url(&self) -> String {
+        format!("{}/v1", self.server.uri())
+    }
+
+    /// How many requests reached the server.
+    pub fn requests(&self) -> usize {
+        self.runtime
+            .block_on(self.server.received_requests())
+            .map_or(0, |requests| requests.len())
+    }
+}

@@ -1,0 +1,153 @@
+//! Building an `oy_agent::Agent` from the resolved config: the tool
+//! registry (with user tools), the terminal approver when a person can
+//! answer, the child environment, the cancellation token, the session
+//! store under the data directory, and a resumed session when asked.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use oy_agent::{Agent, AgentBuilder, AgentEventSink, AgentOptions, SessionStore};
+use oy_tools::CancelToken;
+
+use crate::approver::TerminalPrompt;
+use crate::config::Config;
+use crate::exit::UsageError;
+use crate::provider_setup::Connected;
+
+/// Which saved session to continue.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Resume {
+    /// A new session.
+    No,
+    /// `--resume ID`.
+    Id(String),
+    /// `--continue`: this workspace's latest.
+    Latest,
+}
+
+impl Resume {
+    pub(crate) fn from_flags(resume: Option<String>, continue_: bool) -> Self {
+        match (resume, continue_) {
+            (Some(id), _) => Self::Id(id),
+            (None, true) => Self::Latest,
+            (None, false) => Self::No,
+        }
+    }
+}
+
+/// `DATA_DIR/sessions`, created private on first use.
+pub(crate) fn session_store(config: &Config) -> Result<SessionStore> {
+    let data_dir = config.data_dir.as_deref().ok_or_else(|| {
+        UsageError::new("no data directory for sessions: set XDG_DATA_HOME or HOME")
+    })?;
+    let dir: PathBuf = data_dir.join("sessions");
+    create_private_dir(&dir)?;
+    SessionStore::open(&dir).with_context(|| format!("cannot open {}", dir.display()))
+}
+
+/// Creates `dir` (and parents) with mode 0700 for the last component.
+pub(crate) fn create_private_dir(dir: &std::path::Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    // The user's data directory is not a workspace; creating it is the one
+    // ambient filesystem step besides the workspace itself.
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)
+        .with_context(|| format!("cannot create {}", dir.display()))?;
+    Ok(())
+}
+
+/// Everything a command needs to drive turns.
+pub(crate) struct Built {
+    pub(crate) agent: Agent,
+    /// How the provider was chosen, for people.
+    pub(crate) description: String,
+    pub(crate) cancel: CancelToken,
+    pub(crate) store: Arc<SessionStore>,
+}
+
+/// Builds the agent for `config` on `connected`.
+pub(crate) fn build(
+    config: &Config,
+    connected: Connected,
+    events: Arc<dyn AgentEventSink>,
+    resume: &Resume,
+    max_turns: Option<u32>,
+) -> Result<Built> {
+    let (registry, workspace) = crate::user_tools::registry_for(config)?;
+    let store = Arc::new(session_store(config)?);
+    let root = workspace.root().display().to_string();
+    let saved = match resume {
+        Resume::No => None,
+        Resume::Id(id) => Some(
+            store
+                .load(id)
+                .map_err(|error| UsageError::new(error.to_string()))?,
+        ),
+        Resume::Latest => {
+            let latest = store.latest_for(&root)?.ok_or_else(|| {
+                UsageError::new(format!(
+                    "no saved session for {root}; `oy sessions --all` lists the others"
+                ))
+            })?;
+            Some(store.load(&latest.id)?)
+        }
+    };
+    let cancel = CancelToken::new();
+    let mut options = AgentOptions::default();
+    if let Some(max) = config.max_turns_with(max_turns) {
+        options.max_turns = max.max(1);
+    }
+    options.context_window = config.context_window;
+    let child_env = config.child_env.clone();
+    let token = cancel.clone();
+    let description = connected.description;
+    let mut builder = AgentBuilder::new(connected.provider, connected.model)
+        .workspace(Arc::new(workspace))
+        .policy(config.policy)
+        .registry(registry)
+        .events(events)
+        .options(options)
+        .session_store(Arc::clone(&store))
+        .configure_tools(move |tools| tools.with_child_env(child_env).with_cancel(token));
+    if config.policy.interactive {
+        let prompt = Arc::new(TerminalPrompt);
+        builder = builder.approver(prompt.clone()).asker(prompt);
+    }
+    if let Some(saved) = saved {
+        builder = builder.resume(saved);
+    }
+    let agent = builder.build().map_err(|error| match error {
+        oy_agent::AgentError::Session { message } => anyhow::Error::new(UsageError::new(message)),
+        other => anyhow::Error::new(other),
+    })?;
+    Ok(Built {
+        agent,
+        description,
+        cancel,
+        store,
+    })
+}
+
+/// The exit code for a finished turn.
+pub(crate) fn exit_for(stop: oy_agent::TurnStop) -> crate::exit::Exit {
+    use crate::exit::Exit;
+    use oy_agent::TurnStop;
+    match stop {
+        TurnStop::Done => Exit::Ok,
+        TurnStop::ApprovalDenied => Exit::Policy,
+        TurnStop::Cancelled => Exit::Interrupted,
+        _ => Exit::Failed,
+    }
+}
+
+/// The runtime for a command: two workers (tools run on blocking threads).
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}

@@ -1,0 +1,340 @@
+//! `oy chat`: the interactive session. rustyline reads lines (history file
+//! under the data directory, `\` at the end of a line continues it); plain
+//! lines are turns, `/` lines are commands. Ctrl-C during a turn cancels
+//! the turn, at the prompt it clears the line; Ctrl-D quits.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+use oy_agent::{Agent, TurnOutcome};
+use oy_tools::Mode;
+use rustyline::DefaultEditor;
+use rustyline::error::ReadlineError;
+
+use crate::agent_setup::{Built, Resume, build, create_private_dir, runtime};
+use crate::cli::ChatArgs;
+use crate::config::Config;
+use crate::exit::Exit;
+use crate::render::{Output, Renderer, Style};
+use crate::signals::Interrupts;
+
+const HELP: &str = "\
+Type a task and press Enter; end a line with \\ to continue it on the next.
+  /help              this list
+  /mode [MODE]       show or set the mode: plan, default, accept-edits, auto-approve
+  /model [ID]        show or switch the model
+  /ask QUESTION      research-only turn: no file changes, no commands
+  /compact           summarise older turns to free context
+  /clear             start the conversation afresh (the saved history keeps it)
+  /save              save the session now (it is also saved after every turn)
+  /resume ID         continue a saved session
+  /sessions          list this workspace's saved sessions
+  /todo              show the plan the model keeps with the todo tool
+  /tokens            context use and tokens spent
+  /quit              leave (also Ctrl-D)
+Ctrl-C cancels a running turn; at the prompt it clears the line.";
+
+/// What one line of input asks for.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum ChatInput {
+    Turn(String),
+    Ask(String),
+    Mode(Option<String>),
+    Model(Option<String>),
+    Resume(Option<String>),
+    Compact,
+    Clear,
+    Save,
+    Sessions,
+    Todo,
+    Tokens,
+    Help,
+    Quit,
+    Empty,
+    Unknown(String),
+}
+
+/// Parses one (possibly multi-line) input.
+pub(crate) fn parse_input(line: &str) -> ChatInput {
+    let trimmed = line.trim();
+    if trimmed.is_empty() {
+        return ChatInput::Empty;
+    }
+    let Some(command) = trimmed.strip_prefix('/') else {
+        return ChatInput::Turn(line.trim_end().to_owned());
+    };
+    let (name, rest) = command
+        .split_once(char::is_whitespace)
+        .map_or((command, ""), |(name, rest)| (name, rest.trim()));
+    let arg = (!rest.is_empty()).then(|| rest.to_owned());
+    match name {
+        "help" | "?" => ChatInput::Help,
+        "quit" | "exit" | "q" => ChatInput::Quit,
+        "mode" => ChatInput::Mode(arg),
+        "model" => ChatInput::Model(arg),
+        "ask" => arg.map_or(
+            ChatInput::Unknown("/ask needs a question".to_owned()),
+            ChatInput::Ask,
+        ),
+        "resume" => ChatInput::Resume(arg),
+        "compact" => ChatInput::Compact,
+        "clear" => ChatInput::Clear,
+        "save" => ChatInput::Save,
+        "sessions" => ChatInput::Sessions,
+        "todo" | "todos" => ChatInput::Todo,
+        "tokens" => ChatInput::Tokens,
+        other => ChatInput::Unknown(format!("unknown command /{other}; /help lists them")),
+    }
+}
+
+pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
+    let renderer = Arc::new(Renderer::new(Output::Human));
+    let style = Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
+    let resume = Resume::from_flags(args.resume.clone(), args.continue_);
+    let history = history_file(&config)?;
+    let mut editor = DefaultEditor::new().context("cannot start the line editor")?;
+    if let Some(path) = &history {
+        let _ = editor.load_history(path);
+    }
+    runtime()?.block_on(async {
+        let connected = crate::provider_setup::connect(&config).await?;
+        let mut built = build(
+            &config,
+            connected,
+            renderer.clone(),
+            &resume,
+            args.max_turns,
+        )?;
+        let mut interrupts = Interrupts::install(
+            built.cancel.clone(),
+            built.agent.tool_context().child_killer(),
+        )?;
+        say(&style.dim(&format!(
+            "oy chat · {} · /help for commands · Ctrl-D to quit",
+            built.description
+        )));
+        loop {
+            let line = match read_input(&mut editor) {
+                Ok(Some(line)) => line,
+                Ok(None) => break,
+                Err(error) => return Err(error),
+            };
+            if interrupts.interrupted() {
+                // SIGTERM or SIGHUP while waiting at the prompt.
+                return Ok(Exit::Interrupted);
+            }
+            if !line.trim().is_empty() {
+                let _ = editor.add_history_entry(line.as_str());
+                if let Some(path) = &history {
+                    save_history(&mut editor, path);
+                }
+            }
+            let input = parse_input(&line);
+            let outcome = match input {
+                ChatInput::Quit => break,
+                ChatInput::Empty => continue,
+                ChatInput::Help => {
+                    say(HELP);
+                    continue;
+                }
+                ChatInput::Unknown(message) => {
+                    say(&style.yellow(&message));
+                    continue;
+                }
+                ChatInput::Turn(prompt) => built.agent.turn(&prompt).await,
+                ChatInput::Ask(question) => built.agent.ask(&question).await,
+                ChatInput::Resume(id) => {
+                    let Some(id) = id else {
+                        say("/resume needs a session id; /sessions lists them");
+                        continue;
+                    };
+                    let connected = crate::provider_setup::connect(&config).await?;
+                    match build(
+                        &config,
+                        connected,
+                        renderer.clone(),
+                        &Resume::Id(id),
+                        args.max_turns,
+                    ) {
+                        Ok(new) => {
+                            drop(interrupts);
+                            built = new;
+                            interrupts = Interrupts::install(
+                                built.cancel.clone(),
+                                built.agent.tool_context().child_killer(),
+                            )?;
+                        }
+                        Err(error) => say(&style.red(&format!("oy: {error:#}"))),
+                    }
+                    continue;
+                }
+                other => {
+                    command(&config, &mut built, other, style).await;
+                    continue;
+                }
+            };
+            renderer.finish_text();
+            if let Err(error) = outcome.as_ref().map(|_: &TurnOutcome| ()) {
+                // Provider errors were shown by the renderer; others are not.
+                if !matches!(error, oy_agent::AgentError::Provider(_)) {
+                    say(&style.red(&format!("oy: error: {error}")));
+                }
+            }
+            if built.cancel.is_cancelled() {
+                built.cancel.reset();
+                interrupts.rearm();
+            }
+        }
+        let _ = built.agent.save().await;
+        say(&style.dim(&format!(
+            "session {} saved · oy chat --resume {}",
+            built.agent.session_id(),
+            built.agent.session_id()
+        )));
+        Ok(Exit::Ok)
+    })
+}
+
+/// Reads one input, joining lines that end with `\`. `None` at Ctrl-D.
+fn read_input(editor: &mut DefaultEditor) -> Result<Option<String>> {
+    let mut text = String::new();
+    let mut prompt = "› ";
+    loop {
+        match editor.readline(prompt) {
+            Ok(line) => {
+                if let Some(head) = line.strip_suffix('\\') {
+                    text.push_str(head);
+                    text.push('\n');
+                    prompt = "… ";
+                    continue;
+                }
+                text.push_str(&line);
+                return Ok(Some(text));
+            }
+            // Ctrl-C at the prompt drops what was typed.
+            Err(ReadlineError::Interrupted) => {
+                text.clear();
+                prompt = "› ";
+            }
+            Err(ReadlineError::Eof) => return Ok(None),
+            Err(error) => return Err(error).context("cannot read input"),
+        }
+    }
+}
+
+async fn command(config: &Config, built: &mut Built, input: ChatInput, style: Style) {
+    let agent: &mut Agent = &mut built.agent;
+    match input {
+        ChatInput::Mode(None) => say(&format!(
+            "mode {} · network {}",
+            agent.policy().mode.name(),
+            agent.policy().network.name()
+        )),
+        ChatInput::Mode(Some(name)) => match name.parse::<Mode>() {
+            Ok(mode) => {
+                let policy = config.policy_for_mode(mode);
+                agent.set_policy(policy);
+                if policy.mode != mode {
+                    say(&style.yellow(&format!(
+                        "the workspace config allows at most mode {}",
+                        policy.mode.name()
+                    )));
+                }
+                say(&format!(
+                    "mode {} · network {}",
+                    policy.mode.name(),
+                    policy.network.name()
+                ));
+            }
+            Err(error) => say(&style.yellow(&error.to_string())),
+        },
+        ChatInput::Model(None) => say(&format!("model {}", agent.model())),
+        ChatInput::Model(Some(id)) => {
+            agent.set_model(id);
+            say(&format!("model {}", agent.model()));
+        }
+        ChatInput::Compact => match agent.compact().await {
+            Ok(()) => {}
+            Err(error) => say(&style.red(&format!("oy: {error}"))),
+        },
+        ChatInput::Clear => {
+            agent.clear();
+            say("conversation cleared");
+        }
+        ChatInput::Save => match agent.save().await {
+            Ok(()) => say(&format!("saved session {}", agent.session_id())),
+            Err(error) => say(&style.red(&format!("oy: {error}"))),
+        },
+        ChatInput::Sessions => match built.store.list() {
+            Ok(list) => {
+                let root = agent
+                    .tool_context()
+                    .workspace()
+                    .root()
+                    .display()
+                    .to_string();
+                let mine: Vec<_> = list.into_iter().filter(|h| h.workspace == root).collect();
+                if mine.is_empty() {
+                    say("no saved sessions for this workspace");
+                }
+                for header in mine {
+                    say(&format!(
+                        "{}  {}  {}",
+                        header.id, header.updated_at, header.title
+                    ));
+                }
+            }
+            Err(error) => say(&style.red(&format!("oy: {error}"))),
+        },
+        ChatInput::Todo => {
+            let state = agent.tool_context().snapshot_state();
+            if state.todos.is_empty() {
+                say("no plan yet");
+            }
+            for item in &state.todos {
+                let mark = match item.status {
+                    oy_tools::TodoStatus::Done => "x",
+                    oy_tools::TodoStatus::InProgress => "~",
+                    _ => " ",
+                };
+                say(&format!("[{mark}] {}", item.text));
+            }
+        }
+        ChatInput::Tokens => {
+            let usage = agent.usage();
+            say(&format!(
+                "context ~{} of {} tokens · spent {}{} in / {} out",
+                agent.context_tokens(),
+                agent.budget().window(),
+                if usage.estimated { "~" } else { "" },
+                usage.input_tokens,
+                usage.output_tokens
+            ));
+        }
+        _ => {}
+    }
+}
+
+fn history_file(config: &Config) -> Result<Option<PathBuf>> {
+    let Some(data_dir) = &config.data_dir else {
+        return Ok(None);
+    };
+    create_private_dir(data_dir)?;
+    Ok(Some(data_dir.join("history")))
+}
+
+fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
+    if editor.save_history(path).is_ok() {
+        use std::os::unix::fs::PermissionsExt;
+        // rustyline creates the file with the umask's mode; history can
+        // hold secrets typed at the prompt.
+        let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+}
+
+fn say(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = writeln!(stderr, "{text}");
+}

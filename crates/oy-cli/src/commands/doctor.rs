@@ -1,0 +1,263 @@
+//! `oy doctor`: what a run would use (config files, workspace, mode,
+//! provider, credentials, model, shell) and whether it would work. Each
+//! problem gets a `hint:` line; exit 1 when something blocks a run.
+
+use std::fmt::Write as _;
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::Result;
+use oy_boundary::Workspace;
+
+use crate::config::Config;
+use crate::exit::Exit;
+use crate::provider_setup::{self, Backend};
+
+/// How long the provider gets to answer `GET /models`.
+const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The report being built: plain text lines, and whether a run is blocked.
+#[derive(Default)]
+struct Report {
+    text: String,
+    blocked: bool,
+}
+
+impl Report {
+    fn line(&mut self, label: &str, value: impl std::fmt::Display) {
+        let _ = writeln!(self.text, "{label:<18}{value}");
+    }
+
+    fn hint(&mut self, hint: impl std::fmt::Display) {
+        let _ = writeln!(self.text, "  hint: {hint}");
+    }
+
+    /// A problem that stops a run: noted, with what to do.
+    fn blocker(&mut self, label: &str, problem: impl std::fmt::Display, hints: &[&str]) {
+        self.blocked = true;
+        self.line(label, format!("PROBLEM: {problem}"));
+        for hint in hints {
+            self.hint(hint);
+        }
+    }
+}
+
+pub(crate) fn run(config: &Config) -> Result<Exit> {
+    let mut report = Report::default();
+    report.line("oy", env!("CARGO_PKG_VERSION"));
+    paths(config, &mut report);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(provider(config, &mut report));
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(report.text.as_bytes())?;
+    if report.blocked {
+        writeln!(stdout, "\nresult: a run would fail; see the hints above")?;
+        Ok(Exit::Failed)
+    } else {
+        writeln!(stdout, "\nresult: ready")?;
+        Ok(Exit::Ok)
+    }
+}
+
+fn paths(config: &Config, report: &mut Report) {
+    match &config.config_file {
+        Some((path, true)) => report.line("config file", format!("{} (loaded)", path.display())),
+        Some((path, false)) => report.line(
+            "config file",
+            format!("{} (not present; defaults used)", path.display()),
+        ),
+        None => {
+            report.line(
+                "config file",
+                "none (neither XDG_CONFIG_HOME nor HOME is set)",
+            );
+        }
+    }
+    for warning in &config.warnings {
+        report.line("warning", warning);
+    }
+    let workspace = match Workspace::open(&config.root) {
+        Ok(workspace) => {
+            report.line("workspace", workspace.root().display());
+            Some(workspace)
+        }
+        Err(error) => {
+            report.blocker(
+                "workspace",
+                format!("{}: {error}", config.root.display()),
+                &["run oy inside the project directory, or pass --root DIR"],
+            );
+            None
+        }
+    };
+    match &config.workspace_config {
+        Some((path, effects)) if effects.is_empty() => {
+            report.line(
+                "workspace config",
+                format!("{} (no effect)", path.display()),
+            );
+        }
+        Some((path, effects)) => report.line(
+            "workspace config",
+            format!("{}: {}", path.display(), effects.join("; ")),
+        ),
+        None => report.line("workspace config", "none"),
+    }
+    report.line(
+        "mode",
+        format!(
+            "{} (network {})",
+            config.policy.mode,
+            config.policy.network.name()
+        ),
+    );
+    if let Some(turns) = config.max_turns_with(None) {
+        report.line("max turns", turns);
+    }
+    match &config.data_dir {
+        Some(dir) => report.line("data dir", format!("{} (sessions, history)", dir.display())),
+        None => report.blocker(
+            "data dir",
+            "unknown: neither XDG_DATA_HOME nor HOME is set",
+            &["set HOME or XDG_DATA_HOME so sessions can be saved"],
+        ),
+    }
+    match find_on_path(config, "bash") {
+        Some(path) => report.line("shell", path.display()),
+        None => {
+            report.line("shell", "PROBLEM: bash not found on PATH");
+            report.hint("install bash: the bash and exec_command tools need it");
+        }
+    }
+    if let Some(workspace) = &workspace {
+        let present = workspace
+            .path("AGENTS.md")
+            .ok()
+            .and_then(|path| workspace.metadata(&path).ok())
+            .is_some();
+        report.line(
+            "AGENTS.md",
+            if present {
+                "present (added to the instructions)"
+            } else {
+                "none"
+            },
+        );
+    }
+}
+
+async fn provider(config: &Config, report: &mut Report) {
+    let choice = match provider_setup::choose(config).await {
+        Ok(choice) => choice,
+        Err(error) => {
+            let text = error.to_string();
+            let mut lines = text.lines();
+            report.blocked = true;
+            report.line(
+                "provider",
+                format!("PROBLEM: {}", lines.next().unwrap_or_default()),
+            );
+            for line in lines {
+                report.hint(line.trim_start_matches("hint: "));
+            }
+            return;
+        }
+    };
+    report.line("provider", format!("{} ({})", choice.name, choice.why));
+    report.line("endpoint", choice.endpoint());
+    if let Backend::OpenAi { wire, .. } = &choice.backend {
+        report.line("wire API", wire.name());
+    }
+    report.line("credentials", choice.credential());
+    if let Backend::Bedrock {
+        credentials: None, ..
+    } = &choice.backend
+    {
+        report.hint("set AWS_PROFILE or configure ~/.aws/credentials if Bedrock calls fail");
+    }
+    let provider = match provider_setup::build(config, &choice).await {
+        Ok((provider, _)) => provider,
+        Err(error) => {
+            let text = format!("{error:#}");
+            let mut lines = text.lines();
+            report.blocked = true;
+            report.line(
+                "connection",
+                format!("PROBLEM: {}", lines.next().unwrap_or_default()),
+            );
+            for line in lines {
+                report.hint(line.trim_start_matches("hint: "));
+            }
+            return;
+        }
+    };
+    let listed = match tokio::time::timeout(ANSWER_TIMEOUT, provider.list_models()).await {
+        Ok(Ok(models)) => {
+            report.line("answers", format!("yes ({} models listed)", models.len()));
+            Some(models)
+        }
+        Ok(Err(error)) => {
+            report.blocker(
+                "answers",
+                format!("no: {error}"),
+                &[
+                    "check that the server is running and the endpoint above is right",
+                    "check the credentials above; `oy model` retries the listing",
+                ],
+            );
+            None
+        }
+        Err(_) => {
+            report.blocker(
+                "answers",
+                format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()),
+                &["check the endpoint and any proxy (HTTPS_PROXY, NO_PROXY)"],
+            );
+            None
+        }
+    };
+    match provider_setup::choose_model(config, &choice, provider.as_ref()).await {
+        Ok((model, why)) => {
+            report.line("model", format!("{model} ({why})"));
+            if let Some(models) = &listed
+                && !models.is_empty()
+                && !models.iter().any(|info| info.id == model)
+            {
+                report.line("", "warning: the provider does not list this model");
+                report
+                    .hint("`oy model` lists the provider's models; `oy model --set ID` saves one");
+            }
+        }
+        Err(_) => {
+            report.blocker(
+                "model",
+                "none chosen",
+                &[
+                    "pass --model ID or set OY_MODEL",
+                    "`oy model` lists the provider's models; `oy model --set ID` saves one",
+                ],
+            );
+        }
+    }
+}
+
+/// The first executable `name` in the children's `PATH`.
+fn find_on_path(config: &Config, name: &str) -> Option<std::path::PathBuf> {
+    let path = config.child_env.get("PATH")?;
+    std::env::split_paths(path)
+        .map(|dir| dir.join(name))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt as _;
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "looking up a program on PATH, outside any workspace"
+    )]
+    let metadata = std::fs::metadata(path);
+    metadata.is_ok_and(|meta| meta.is_file() && meta.permissions().mode() & 0o111 != 0)
+}

@@ -1,0 +1,233 @@
+//! `oy model`: list the provider's models (the default marked `*`), and
+//! `--set ID` to save the default model in the global config file.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use oy_boundary::{BoundaryError, Workspace};
+use oy_provider::ModelInfo;
+use serde_json::json;
+
+use crate::cli::ModelArgs;
+use crate::config::Config;
+use crate::config_file::MAX_CONFIG_BYTES;
+use crate::exit::{Exit, UsageError};
+use crate::provider_setup;
+
+/// How long the provider gets to list its models.
+const LIST_TIMEOUT: Duration = Duration::from_secs(30);
+
+pub(crate) fn run(config: &Config, args: &ModelArgs) -> Result<Exit> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let result = runtime.block_on(list(config));
+    match &args.set {
+        // Saving needs no provider: an unreachable list only means the id
+        // cannot be checked.
+        Some(id) => set(config, id, result.and_then(|(listed, _)| listed)),
+        None => {
+            let (listed, current) = result?;
+            show(args, listed?, current.as_deref())
+        }
+    }
+}
+
+/// The provider's models (or why they could not be listed), and the
+/// current default model if one is chosen.
+async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>)> {
+    let choice = provider_setup::choose(config).await?;
+    let (provider, endpoint) = provider_setup::build(config, &choice).await?;
+    let listed = match tokio::time::timeout(LIST_TIMEOUT, provider.list_models()).await {
+        Ok(Ok(mut models)) => {
+            models.sort_by(|a, b| a.id.cmp(&b.id));
+            Ok(models)
+        }
+        Ok(Err(error)) => Err(anyhow::Error::new(error).context(format!(
+            "{} at {endpoint} did not list its models",
+            choice.name
+        ))),
+        Err(_) => Err(anyhow::anyhow!(
+            "{} at {endpoint} did not list its models within {} s",
+            choice.name,
+            LIST_TIMEOUT.as_secs()
+        )),
+    };
+    let current = provider_setup::choose_model(config, &choice, provider.as_ref())
+        .await
+        .ok()
+        .map(|(model, _)| model);
+    Ok((listed, current))
+}
+
+fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Result<Exit> {
+    let filter = args.filter.as_deref().unwrap_or("").to_lowercase();
+    let models: Vec<ModelInfo> = models
+        .into_iter()
+        .filter(|model| model.id.to_lowercase().contains(&filter))
+        .collect();
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        let items: Vec<_> = models
+            .iter()
+            .map(|model| {
+                json!({
+                    "id": model.id,
+                    "owned_by": model.owned_by,
+                    "context_window": model.context_window,
+                    "default": Some(model.id.as_str()) == current,
+                })
+            })
+            .collect();
+        writeln!(stdout, "{}", serde_json::to_string_pretty(&items)?)?;
+        return Ok(Exit::Ok);
+    }
+    if models.is_empty() {
+        note(&match &args.filter {
+            Some(filter) => format!("no model id contains `{filter}`"),
+            None => "the provider lists no models".to_owned(),
+        });
+        return Ok(Exit::Ok);
+    }
+    let width = models.iter().map(|model| model.id.len()).max().unwrap_or(0);
+    for model in &models {
+        let mark = if Some(model.id.as_str()) == current {
+            '*'
+        } else {
+            ' '
+        };
+        match model.context_window {
+            Some(window) => writeln!(stdout, "{mark} {:<width$}  {window} tokens", model.id)?,
+            None => writeln!(stdout, "{mark} {}", model.id)?,
+        }
+    }
+    if current.is_none() {
+        note("no default model yet: `oy model --set ID` saves one");
+    }
+    Ok(Exit::Ok)
+}
+
+fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit> {
+    let id = id.trim();
+    if id.is_empty() {
+        return Err(UsageError::new("--set needs a model id").into());
+    }
+    match listed {
+        Ok(models) if !models.is_empty() && !models.iter().any(|model| model.id == id) => {
+            let close: Vec<&str> = models
+                .iter()
+                .map(|model| model.id.as_str())
+                .filter(|other| other.contains(id) || id.contains(*other))
+                .take(5)
+                .collect();
+            let mut message = format!("the provider does not list a model `{id}`");
+            if !close.is_empty() {
+                message.push_str(&format!("\nhint: did you mean {}?", close.join(", ")));
+            }
+            message.push_str("\nhint: `oy model` lists the models the provider offers");
+            return Err(UsageError::new(message).into());
+        }
+        Ok(_) => {}
+        Err(error) => note(&format!(
+            "warning: could not check `{id}` against the provider's list ({error:#}); saving it anyway"
+        )),
+    }
+    let dir = config.config_dir.as_deref().ok_or_else(|| {
+        UsageError::new("no config directory: set HOME or XDG_CONFIG_HOME to save a default model")
+    })?;
+    let path = save_model(dir, id)?;
+    note(&format!("saved model = \"{id}\" in {}", path.display()));
+    Ok(Exit::Ok)
+}
+
+/// Writes `model = "ID"` into `DIR/config.toml`, 0600 and atomically,
+/// keeping every other key (and, where it can, the comments and layout).
+fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "the user's config directory is not a workspace; creating it is the one ambient step"
+    )]
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let store = Workspace::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
+    let path = store.path("config.toml")?;
+    let host = dir.join("config.toml");
+    let text = match store.read_text(&path, MAX_CONFIG_BYTES) {
+        Ok(text) => text,
+        Err(BoundaryError::NotFound { .. }) => String::new(),
+        Err(error) => return Err(error).with_context(|| format!("cannot read {}", host.display())),
+    };
+    let updated = with_model(&text, id).with_context(|| {
+        format!(
+            "cannot update {}: it does not parse as TOML",
+            host.display()
+        )
+    })?;
+    store.write_private(&path, updated.as_bytes())?;
+    Ok(host)
+}
+
+/// `text` with the top-level `model` key set to `id`: the existing line
+/// replaced in place (or a new first line), checked by parsing; a file too
+/// unusual for that is rewritten from its parsed table.
+fn with_model(text: &str, id: &str) -> Result<String> {
+    let value = toml::Value::String(id.to_owned()).to_string();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let top_level_end = lines
+        .iter()
+        .position(|line| line.trim_start().starts_with('['))
+        .unwrap_or(lines.len());
+    let existing = lines[..top_level_end].iter().position(|line| {
+        let line = line.trim_start();
+        line.strip_prefix("model")
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    });
+    match existing {
+        Some(at) => lines[at] = format!("model = {value}"),
+        None => lines.insert(0, format!("model = {value}")),
+    }
+    let mut edited = lines.join("\n");
+    edited.push('\n');
+    if let Ok(table) = toml::from_str::<toml::Table>(&edited)
+        && table.get("model").and_then(toml::Value::as_str) == Some(id)
+    {
+        return Ok(edited);
+    }
+    let mut table: toml::Table = toml::from_str(text)?;
+    table.insert("model".to_owned(), toml::Value::String(id.to_owned()));
+    Ok(toml::to_string(&table)?)
+}
+
+#[expect(clippy::print_stderr, reason = "diagnostics go to stderr")]
+fn note(message: &str) {
+    eprintln!("oy: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::with_model;
+
+    #[test]
+    fn replaces_the_model_line_and_keeps_the_rest() {
+        let text = "# mine\nmodel = \"old\"\nmode = \"plan\"\n\n[providers.x]\nmodel = \"keep\"\n";
+        let out = with_model(text, "new").unwrap();
+        assert_eq!(
+            out,
+            "# mine\nmodel = \"new\"\nmode = \"plan\"\n\n[providers.x]\nmodel = \"keep\"\n"
+        );
+    }
+
+    #[test]
+    fn adds_a_model_line_before_the_tables() {
+        let out = with_model("[providers.x]\nmodel = \"keep\"\n", "a\"b").unwrap();
+        let table: toml::Table = toml::from_str(&out).unwrap();
+        assert_eq!(table["model"].as_str(), Some("a\"b"));
+        assert_eq!(table["providers"]["x"]["model"].as_str(), Some("keep"));
+    }
+
+    #[test]
+    fn starts_an_empty_file() {
+        assert_eq!(with_model("", "m").unwrap(), "model = \"m\"\n");
+    }
+}

@@ -1,0 +1,80 @@
+//! `oy run [PROMPT]` / `oy "PROMPT"`: one task, prompt from the arguments
+//! or stdin, events rendered for people, as JSON lines, or only the answer.
+
+use std::io::{IsTerminal, Read, Write};
+use std::sync::Arc;
+
+use anyhow::{Context, Result};
+
+use crate::agent_setup::{Resume, build, exit_for, runtime};
+use crate::cli::RunArgs;
+use crate::config::Config;
+use crate::exit::{Exit, UsageError};
+use crate::render::{Output, Renderer};
+use crate::signals::Interrupts;
+
+pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
+    let prompt = prompt(&args)?;
+    let output = if args.json {
+        Output::Json
+    } else if args.quiet {
+        Output::Quiet
+    } else {
+        Output::Human
+    };
+    let renderer = Arc::new(Renderer::new(output));
+    let resume = Resume::from_flags(args.resume.clone(), args.continue_);
+    runtime()?.block_on(async {
+        let connected = crate::provider_setup::connect(&config).await?;
+        let mut built = build(
+            &config,
+            connected,
+            renderer.clone(),
+            &resume,
+            args.max_turns,
+        )?;
+        let interrupts = Interrupts::install(
+            built.cancel.clone(),
+            built.agent.tool_context().child_killer(),
+        )?;
+        let outcome = built.agent.turn(&prompt).await;
+        renderer.finish_text();
+        drop(interrupts);
+        match outcome {
+            Ok(outcome) => {
+                if output == Output::Quiet && !outcome.text.is_empty() {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{}", outcome.text.trim_end());
+                }
+                Ok(exit_for(outcome.stop))
+            }
+            // Already reported through the event sink.
+            Err(oy_agent::AgentError::Provider(_)) => Ok(Exit::Failed),
+            Err(error) => Err(error.into()),
+        }
+    })
+}
+
+/// The prompt from the arguments, or all of stdin when there are none (or `-`).
+fn prompt(args: &RunArgs) -> Result<String> {
+    let joined = args.prompt.join(" ");
+    if !joined.trim().is_empty() && joined != "-" {
+        return Ok(joined);
+    }
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        return Err(UsageError::new(
+            "no prompt: give one as an argument (`oy run \"…\"`) or on stdin, or use `oy chat`",
+        )
+        .into());
+    }
+    let mut text = String::new();
+    stdin
+        .lock()
+        .read_to_string(&mut text)
+        .context("cannot read the prompt from stdin")?;
+    if text.trim().is_empty() {
+        return Err(UsageError::new("the prompt on stdin is empty").into());
+    }
+    Ok(text)
+}

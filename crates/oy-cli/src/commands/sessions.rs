@@ -1,0 +1,55 @@
+//! `oy sessions`: the saved sessions of this workspace (or all, `--all`),
+//! newest first, as a table or JSON.
+
+use std::io::Write;
+
+use anyhow::Result;
+use oy_boundary::Workspace;
+
+use crate::agent_setup::session_store;
+use crate::cli::SessionsArgs;
+use crate::config::Config;
+use crate::exit::Exit;
+
+pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
+    let store = session_store(config)?;
+    let root = Workspace::open(&config.root)
+        .map(|workspace| workspace.root().display().to_string())
+        .unwrap_or_else(|_| config.root.display().to_string());
+    let sessions: Vec<_> = store
+        .list()?
+        .into_iter()
+        .filter(|header| args.all || header.workspace == root)
+        .collect();
+    let mut stdout = std::io::stdout().lock();
+    if args.json {
+        writeln!(stdout, "{}", serde_json::to_string(&sessions)?)?;
+        return Ok(Exit::Ok);
+    }
+    if sessions.is_empty() {
+        let scope = if args.all { "" } else { " for this workspace" };
+        writeln!(stdout, "no saved sessions{scope}")?;
+        return Ok(Exit::Ok);
+    }
+    for header in &sessions {
+        let place = if args.all {
+            format!("  {}", header.workspace)
+        } else {
+            String::new()
+        };
+        writeln!(
+            stdout,
+            "{}  {}  {} turn{}  {}{place}",
+            header.id,
+            header.updated_at,
+            header.turns,
+            if header.turns == 1 { "" } else { "s" },
+            header.title
+        )?;
+    }
+    writeln!(
+        stdout,
+        "resume with: oy run --resume ID \"…\"  or  oy chat --resume ID"
+    )?;
+    Ok(Exit::Ok)
+}

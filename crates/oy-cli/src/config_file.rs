@@ -1,0 +1,299 @@
+//! The TOML config files: the user's `$XDG_CONFIG_HOME/oy/config.toml`
+//! (trusted, may set anything) and a workspace's `.oy/config.toml` (comes
+//! with the repository, so it may only lower privileges). Parsing only: the
+//! precedence between flags, environment and files lives in `config.rs`.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::path::Path;
+
+use oy_tools::{Mode, Network};
+use serde::{Deserialize, Deserializer};
+
+use crate::exit::UsageError;
+
+/// Largest config file read; a config is a few lines.
+pub(crate) const MAX_CONFIG_BYTES: u64 = 256 * 1024;
+
+/// The workspace config, relative to the root.
+pub(crate) const WORKSPACE_CONFIG: &str = ".oy/config.toml";
+
+const TOP_KEYS: &[&str] = &[
+    "model",
+    "provider",
+    "mode",
+    "network",
+    "max_turns",
+    "context_window",
+    "idle_timeout_secs",
+    "providers",
+];
+
+const PROVIDER_KEYS: &[&str] = &[
+    "kind",
+    "base_url",
+    "env_key",
+    "wire_api",
+    "headers",
+    "context_window",
+    "model",
+    "region",
+    "profile",
+    "endpoint_url",
+];
+
+/// The keys a workspace config may set: each can only make a run stricter.
+const WORKSPACE_KEYS: &[&str] = &["mode", "network", "max_turns"];
+
+/// The global config file's settings.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct GlobalFile {
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+    #[serde(default, deserialize_with = "mode")]
+    pub(crate) mode: Option<Mode>,
+    #[serde(default, deserialize_with = "network")]
+    pub(crate) network: Option<Network>,
+    pub(crate) max_turns: Option<u32>,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) idle_timeout_secs: Option<u64>,
+    #[serde(default)]
+    pub(crate) providers: BTreeMap<String, ProviderTable>,
+}
+
+/// What a workspace config may say.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct WorkspaceFile {
+    #[serde(default, deserialize_with = "mode")]
+    pub(crate) mode: Option<Mode>,
+    #[serde(default, deserialize_with = "network")]
+    pub(crate) network: Option<Network>,
+    pub(crate) max_turns: Option<u32>,
+}
+
+/// Which backend a `[providers.NAME]` table describes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum ProviderKind {
+    /// An OpenAI-compatible server.
+    #[default]
+    Openai,
+    /// AWS Bedrock.
+    Bedrock,
+}
+
+/// The OpenAI wire API.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(crate) enum WireApi {
+    /// Chat Completions.
+    Chat,
+    /// The Responses API.
+    Responses,
+}
+
+impl WireApi {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Chat => "chat",
+            Self::Responses => "responses",
+        }
+    }
+
+    pub(crate) fn parse(name: &str) -> Result<Self, UsageError> {
+        match name {
+            "chat" => Ok(Self::Chat),
+            "responses" => Ok(Self::Responses),
+            other => Err(UsageError::new(format!(
+                "unknown wire API `{other}`: use chat or responses"
+            ))),
+        }
+    }
+}
+
+/// One `[providers.NAME]` table. `Debug` names the headers but never shows
+/// their values: gateways put credentials there.
+#[derive(Clone, Default, Deserialize)]
+pub(crate) struct ProviderTable {
+    #[serde(default)]
+    pub(crate) kind: ProviderKind,
+    pub(crate) base_url: Option<String>,
+    pub(crate) env_key: Option<String>,
+    pub(crate) wire_api: Option<WireApi>,
+    #[serde(default)]
+    pub(crate) headers: BTreeMap<String, String>,
+    pub(crate) context_window: Option<u64>,
+    pub(crate) model: Option<String>,
+    pub(crate) region: Option<String>,
+    pub(crate) profile: Option<String>,
+    pub(crate) endpoint_url: Option<String>,
+}
+
+impl fmt::Debug for ProviderTable {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ProviderTable")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("env_key", &self.env_key)
+            .field("wire_api", &self.wire_api)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
+            .field("context_window", &self.context_window)
+            .field("model", &self.model)
+            .field("region", &self.region)
+            .field("profile", &self.profile)
+            .field("endpoint_url", &self.endpoint_url)
+            .finish()
+    }
+}
+
+/// Parses the global config. Unknown keys become warnings; anything that
+/// does not parse is a usage error naming the file and line.
+pub(crate) fn parse_global(
+    path: &Path,
+    text: &str,
+) -> Result<(GlobalFile, Vec<String>), UsageError> {
+    let file: GlobalFile =
+        toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+    let table: toml::Table =
+        toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+    let mut warnings = Vec::new();
+    for (key, value) in &table {
+        if !TOP_KEYS.contains(&key.as_str()) {
+            warnings.push(format!("unknown key `{key}` in {}", path.display()));
+        } else if key == "providers"
+            && let Some(providers) = value.as_table()
+        {
+            for (name, provider) in providers {
+                let Some(provider) = provider.as_table() else {
+                    continue;
+                };
+                for key in provider.keys() {
+                    if !PROVIDER_KEYS.contains(&key.as_str()) {
+                        warnings.push(format!(
+                            "unknown key `providers.{name}.{key}` in {}",
+                            path.display()
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    Ok((file, warnings))
+}
+
+/// Parses a workspace config. Every key but the three that can only lower
+/// privileges is ignored with a warning.
+pub(crate) fn parse_workspace(
+    path: &Path,
+    text: &str,
+) -> Result<(WorkspaceFile, Vec<String>), UsageError> {
+    let file: WorkspaceFile =
+        toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+    let table: toml::Table =
+        toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+    let warnings = table
+        .keys()
+        .filter(|key| !WORKSPACE_KEYS.contains(&key.as_str()))
+        .map(|key| {
+            format!(
+                "ignored in {}: a workspace config cannot set {key}",
+                path.display()
+            )
+        })
+        .collect();
+    Ok((file, warnings))
+}
+
+/// `PATH: line L, column C: message`, from the error's byte span.
+fn syntax_error(path: &Path, text: &str, error: &toml::de::Error) -> UsageError {
+    let message = error.message().trim();
+    match error.span() {
+        Some(span) => {
+            let before = &text[..span.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
+            UsageError::new(format!(
+                "invalid config file {} at line {line}, column {column}: {message}",
+                path.display()
+            ))
+        }
+        None => UsageError::new(format!("invalid config file {}: {message}", path.display())),
+    }
+}
+
+fn mode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Mode>, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    name.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+fn network<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Network>, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    name.parse().map(Some).map_err(serde::de::Error::custom)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reports_line_of_a_syntax_error() {
+        let error = parse_global(Path::new("c.toml"), "model = \"a\"\nmode = \n").unwrap_err();
+        assert!(
+            error.message.contains("c.toml at line 2"),
+            "{}",
+            error.message
+        );
+    }
+
+    #[test]
+    fn reports_line_of_a_bad_mode() {
+        let error =
+            parse_global(Path::new("c.toml"), "model = \"a\"\n\nmode = \"yolo\"\n").unwrap_err();
+        assert!(error.message.contains("line 3"), "{}", error.message);
+        assert!(error.message.contains("yolo"), "{}", error.message);
+    }
+
+    #[test]
+    fn warns_about_unknown_keys_without_failing() {
+        let (file, warnings) = parse_global(
+            Path::new("c.toml"),
+            "model = \"m\"\ncolour = 1\n[providers.x]\nbase_url = \"http://h\"\nfoo = 2\n",
+        )
+        .unwrap();
+        assert_eq!(file.model.as_deref(), Some("m"));
+        assert_eq!(warnings.len(), 2, "{warnings:?}");
+        assert!(warnings[0].contains("`colour`"));
+        assert!(warnings[1].contains("`providers.x.foo`"));
+    }
+
+    #[test]
+    fn workspace_config_ignores_provider_keys() {
+        let (file, warnings) = parse_workspace(
+            Path::new(".oy/config.toml"),
+            "mode = \"plan\"\nmodel = \"evil\"\n[providers.x]\nbase_url = \"http://evil\"\n",
+        )
+        .unwrap();
+        assert_eq!(file.mode, Some(Mode::Plan));
+        assert_eq!(
+            warnings,
+            vec![
+                "ignored in .oy/config.toml: a workspace config cannot set model",
+                "ignored in .oy/config.toml: a workspace config cannot set providers",
+            ]
+        );
+    }
+
+    #[test]
+    fn header_values_stay_out_of_debug() {
+        let (file, _) = parse_global(
+            Path::new("c.toml"),
+            "[providers.gw]\nheaders = { x-api-key = \"hunter2\" }\n",
+        )
+        .unwrap();
+        let debug = format!("{file:?}");
+        assert!(
+            debug.contains("x-api-key") && !debug.contains("hunter2"),
+            "{debug}"
+        );
+    }
+}

@@ -1,0 +1,121 @@
+//! `oy doctor`: a working local provider, and the problems that block a
+//! run (each with a hint, exit 1).
+
+use crate::support::{ModelsServer, Oy};
+
+#[test]
+fn reports_a_working_provider_and_exits_zero() {
+    let server = ModelsServer::start(&["alpha", "beta"]);
+    let oy = Oy::new();
+    oy.file("AGENTS.md", "be brief\n");
+    let base = server.base_url();
+    let run = oy.run_clean(
+        &["doctor", "--model", "beta"],
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_API_KEY", "sk-abcdefgh"),
+        ],
+    );
+    assert_eq!(
+        run.code, 0,
+        "stdout: {}\nstderr: {}",
+        run.stdout, run.stderr
+    );
+    let out = &run.stdout;
+    assert!(out.contains(env!("CARGO_PKG_VERSION")), "{out}");
+    assert!(out.contains("config.toml (not present"), "{out}");
+    assert!(out.contains(&oy.root.display().to_string()), "{out}");
+    assert!(out.contains("default (network ask)"), "{out}");
+    assert!(out.contains("openai (OPENAI_BASE_URL is set)"), "{out}");
+    assert!(out.contains(&base), "{out}");
+    assert!(out.contains("wire API          chat"), "{out}");
+    assert!(out.contains("OPENAI_API_KEY: set (11 chars)"), "{out}");
+    assert!(!out.contains("sk-abcdefgh"), "{out}");
+    assert!(out.contains("yes (2 models listed)"), "{out}");
+    assert!(out.contains("beta (--model/OY_MODEL)"), "{out}");
+    assert!(out.contains("AGENTS.md         present"), "{out}");
+    assert!(out.contains("bash"), "{out}");
+    assert!(!out.contains("hint:"), "{out}");
+    assert!(out.contains("result: ready"), "{out}");
+}
+
+#[test]
+fn warns_when_the_model_is_not_listed() {
+    let server = ModelsServer::start(&["alpha"]);
+    let oy = Oy::new();
+    let base = server.base_url();
+    let run = oy.run_clean(
+        &["doctor", "--model", "nope"],
+        &[("OPENAI_BASE_URL", &base)],
+    );
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("does not list this model"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("hint: `oy model` lists"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_provider_that_does_not_answer_blocks_with_hints() {
+    let oy = Oy::new();
+    // Port 1 on loopback: nothing listens, the connection is refused.
+    let run = oy.run_clean(&["doctor"], &[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("answers           PROBLEM: no"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout
+            .contains("model             PROBLEM: none chosen"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.matches("hint:").count() >= 3, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("result: a run would fail"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_missing_key_for_openai_itself_blocks() {
+    let oy = Oy::new();
+    let run = oy.run_clean(&["doctor", "--provider", "openai", "--model", "gpt-x"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("OPENAI_API_KEY: not set"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("hint: export OPENAI_API_KEY"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn an_unknown_provider_name_is_reported() {
+    let oy = Oy::new();
+    let run = oy.run_clean(&["doctor", "--provider", "nosuch"], &[]);
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert!(
+        run.stdout.contains("unknown provider `nosuch`"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("hint: add a [providers.nosuch] table"),
+        "{}",
+        run.stdout
+    );
+}
