@@ -226,6 +226,7 @@ impl AgentBuilder {
             header,
             store: self.store,
             usage_total: TokenUsage::default(),
+            compacted_weight: None,
         };
         agent.emit(&AgentEvent::SessionStarted {
             session_id: agent.header.id.clone(),
@@ -295,6 +296,10 @@ pub struct Agent {
     pub(crate) header: SessionHeader,
     pub(crate) store: Option<Arc<SessionStore>>,
     pub(crate) usage_total: TokenUsage,
+    /// Transcript weight right after the last compaction: an automatic one
+    /// waits until the transcript has grown again, so a window too small
+    /// for the recent turns does not trigger a summary request every time.
+    pub(crate) compacted_weight: Option<usize>,
 }
 
 impl std::fmt::Debug for Agent {
@@ -387,6 +392,7 @@ impl Agent {
     /// Forgets the conversation (a chat's `/clear`); the saved history keeps it.
     pub fn clear(&mut self) {
         self.transcript.clear();
+        self.compacted_weight = None;
     }
 
     /// The session as it would be saved now.

@@ -81,7 +81,13 @@ pub(crate) async fn compact(
     let target_bytes = budget
         .bytes_for((budget.window() as f64 * TARGET_SHARE) as u64)
         .saturating_sub(fixed_bytes);
-    let recent_bytes = budget.bytes_for((budget.window() as f64 * RECENT_SHARE) as u64);
+    // `/compact` by hand keeps only the latest unit verbatim: with the
+    // automatic share, a conversation under 30% of the window would all
+    // count as "recent" and a manual compaction would do nothing.
+    let recent_bytes = match trigger {
+        Trigger::Auto => budget.bytes_for((budget.window() as f64 * RECENT_SHARE) as u64),
+        Trigger::Manual => 0,
+    };
     let keep_from = recent_start(transcript, recent_bytes);
     let outputs_shrunk = shrink_old_outputs(transcript, keep_from);
     let mut report = CompactionReport {
@@ -95,13 +101,21 @@ pub(crate) async fn compact(
     if let Some(range) = summary_range(transcript, keep_from).filter(|_| wanted) {
         let old = &transcript.entries()[range.clone()];
         let input_cap = budget.bytes_for((budget.window() as f64 * SUMMARY_INPUT_SHARE) as u64);
-        let (text, by) = match summarize(old, provider, model, input_cap, cancel).await {
-            Some(text) => (text, "model"),
-            None => (digest(old), "digest"),
-        };
-        report.entries_summarized = range.len();
-        report.summary_by = by;
-        replace_with_summary(transcript, range, text);
+        // A summary heavier than the entries it stands for would grow the
+        // context (a short range, a long-winded model): then the digest is
+        // tried, and failing that the entries stay.
+        let old_weight: usize = old.iter().map(Entry::weight).sum();
+        let lighter = |(text, _): &(String, &str)| text.len() < old_weight;
+        let summary = summarize(old, provider, model, input_cap, cancel)
+            .await
+            .map(|text| (text, "model"))
+            .filter(lighter)
+            .or_else(|| Some((digest(old), "digest")).filter(lighter));
+        if let Some((text, by)) = summary {
+            report.entries_summarized = range.len();
+            report.summary_by = by;
+            replace_with_summary(transcript, range, text);
+        }
     }
     report.tokens_after = budget.estimate(fixed_bytes + transcript.weight());
     report
@@ -191,13 +205,31 @@ fn is_error_line(line: &str) -> bool {
 }
 
 /// The entries to summarise: whole units after the task and before the
-/// recent ones. `None` when there are fewer than two such entries.
+/// recent ones, never the prompt being worked on (the latest user entry).
+/// When that prompt sits inside the candidates, the heavier side of it is
+/// taken (a later compaction can take the other). `None` when there are
+/// fewer than two entries to take.
 pub(crate) fn summary_range(
     transcript: &Transcript,
     keep_from: usize,
 ) -> Option<std::ops::Range<usize>> {
     let start = transcript.task_index().map_or(0, |task| task + 1);
-    (keep_from > start + 1).then_some(start..keep_from)
+    let entries = transcript.entries();
+    let latest_user = entries
+        .iter()
+        .rposition(|entry| matches!(entry, Entry::User { .. }))
+        .filter(|&index| index >= start && index < keep_from);
+    let candidates = match latest_user {
+        None => vec![start..keep_from],
+        Some(prompt) => vec![start..prompt, prompt + 1..keep_from],
+    };
+    let weight = |range: &std::ops::Range<usize>| -> usize {
+        entries[range.clone()].iter().map(Entry::weight).sum()
+    };
+    candidates
+        .into_iter()
+        .filter(|range| range.len() >= 2)
+        .max_by_key(weight)
 }
 
 /// Replaces `range` (whole units) with one summary entry.
@@ -350,3 +382,6 @@ pub(crate) fn digest(entries: &[Entry]) -> String {
     }
     limit(&lines.join("\n"), DIGEST_LIMIT).text.into_owned()
 }
+
+#[cfg(test)]
+mod tests;

@@ -156,7 +156,7 @@ impl Agent {
                     ),
                 );
             }
-            if self.budget.over(self.request_bytes()) {
+            if self.budget.over(self.request_bytes()) && self.grew_since_compaction() {
                 self.compact_with(Trigger::Auto).await;
             }
             let request = self.request();
@@ -442,6 +442,14 @@ impl Agent {
         }
     }
 
+    /// True unless the last compaction left the transcript about as heavy
+    /// as it is now (a tenth of the window is "grown again").
+    fn grew_since_compaction(&self) -> bool {
+        self.compacted_weight.is_none_or(|weight| {
+            self.transcript.weight() > weight + self.budget.bytes_for(self.budget.window() / 10)
+        })
+    }
+
     pub(crate) async fn compact_with(&mut self, trigger: Trigger) {
         let fixed = self.fixed_bytes();
         let report = compaction::compact(
@@ -454,6 +462,7 @@ impl Agent {
             self.tools.cancel_token(),
         )
         .await;
+        self.compacted_weight = Some(self.transcript.weight());
         self.emit(&AgentEvent::Compaction {
             trigger: trigger.name(),
             tokens_before: report.tokens_before,
