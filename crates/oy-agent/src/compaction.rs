@@ -220,8 +220,8 @@ pub(crate) fn summary_range(
         .rposition(|entry| matches!(entry, Entry::User { .. }))
         .filter(|&index| index >= start && index < keep_from);
     let candidates = match latest_user {
-        None => vec![start..keep_from],
-        Some(prompt) => vec![start..prompt, prompt + 1..keep_from],
+        None => [start..keep_from, keep_from..keep_from],
+        Some(prompt) => [start..prompt, prompt + 1..keep_from],
     };
     let weight = |range: &std::ops::Range<usize>| -> usize {
         entries[range.clone()].iter().map(Entry::weight).sum()
