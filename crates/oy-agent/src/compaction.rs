@@ -117,6 +117,12 @@ pub(crate) async fn compact(
             replace_with_summary(transcript, range, text);
         }
     }
+    // A window too small even for the latest turns: their tool outputs are
+    // cut too (the history keeps them whole), or every request would
+    // overflow and compaction would run again for nothing.
+    if transcript.weight() > target_bytes {
+        report.outputs_shrunk += shrink_old_outputs(transcript, transcript.len());
+    }
     report.tokens_after = budget.estimate(fixed_bytes + transcript.weight());
     report
 }

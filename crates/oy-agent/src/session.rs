@@ -285,5 +285,5 @@ pub fn new_session_id() -> String {
 }
 
 fn timestamp() -> String {
-    humantime::format_rfc3339_seconds(SystemTime::now()).to_string()
+    humantime::format_rfc3339_millis(SystemTime::now()).to_string()
 }

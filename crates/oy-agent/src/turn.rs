@@ -51,7 +51,10 @@ struct Answer {
 enum Streamed {
     Complete(Answer),
     Cancelled(Answer),
+    /// The request failed (after the retry gate's own retries).
     Failed(Answer, ProviderError),
+    /// The stream broke after it had started.
+    Cut(Answer, ProviderError),
 }
 
 /// Tracks the loop's guards within one turn.
@@ -142,6 +145,7 @@ impl Agent {
             repeats: 0,
             tool_only: 0,
         };
+        let mut cut_retries: u32 = 0;
         loop {
             if cancel.is_cancelled() {
                 return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
@@ -163,13 +167,43 @@ impl Agent {
             let request_bytes = self.request_bytes();
             outcome.requests += 1;
             let streamed = self.stream_answer(&request, &cancel).await;
-            let (answer, failure, cancelled) = match streamed {
-                Streamed::Complete(answer) => (answer, None, false),
-                Streamed::Cancelled(answer) => (answer, None, true),
-                Streamed::Failed(answer, error) => (answer, Some(error), false),
+            let (answer, failure, cancelled, cut) = match streamed {
+                Streamed::Complete(answer) => (answer, None, false, false),
+                Streamed::Cancelled(answer) => (answer, None, true, false),
+                Streamed::Failed(answer, error) => (answer, Some(error), false, false),
+                Streamed::Cut(answer, error) => (answer, Some(error), false, true),
             };
             self.account(outcome, &answer, request_bytes);
             if let Some(error) = failure {
+                // A stream cut mid-answer is transient too (DESIGN §2): the
+                // partial answer is dropped — its tool calls never ran — and
+                // the request is sent again, unless a side effect happened
+                // in this turn.
+                if cut
+                    && error.is_retryable()
+                    && cut_retries + 1 < self.options.retry.max_attempts
+                    && !self.tools.ledger().side_effect_attempted()
+                {
+                    cut_retries += 1;
+                    let delay = self
+                        .options
+                        .retry
+                        .base_delay
+                        .saturating_mul(1 << (cut_retries - 1).min(8))
+                        .min(self.options.retry.max_delay);
+                    self.emit(&AgentEvent::Retry {
+                        attempt: cut_retries,
+                        delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+                        error: format!("{error} (the partial answer is discarded)"),
+                    });
+                    if until_cancelled(tokio::time::sleep(delay), &cancel)
+                        .await
+                        .is_none()
+                    {
+                        return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                    }
+                    continue;
+                }
                 // Keep what was shown; calls that never completed are dropped
                 // (they never ran), so the transcript stays paired.
                 self.record_answer(answer.text, Vec::new(), answer.reasoning);
@@ -325,7 +359,7 @@ impl Agent {
                 Some(Some(item)) => item,
             };
             match item {
-                Err(error) => return Streamed::Failed(answer, error),
+                Err(error) => return Streamed::Cut(answer, error),
                 Ok(Event::TextDelta { text }) => {
                     self.emit(&AgentEvent::TextDelta { text: text.clone() });
                     answer.text.push_str(&text);

@@ -9,11 +9,15 @@
     reason = "tests build fixtures with std::fs and fail loudly"
 )]
 
+mod mock_model;
 mod support;
 
+mod cli_chat;
 mod cli_completions;
 mod cli_config;
 mod cli_doctor;
+mod cli_help;
 mod cli_model;
+mod cli_run;
 mod cli_tool;
 mod cli_tools;
