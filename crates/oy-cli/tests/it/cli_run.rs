@@ -1,9 +1,7 @@
 //! `oy run` end to end: the real binary against the scripted mock model,
 //! on both OpenAI wire APIs — the tool loop, its guards, approvals without
-//! a terminal, retries around side effects, compaction, output modes and
-//! sessions (DESIGN §1, §5, §6, §8).
-
-use std::os::unix::fs::PermissionsExt;
+//! a terminal, retries around side effects, compaction and output modes
+//! (DESIGN §1, §5, §8). Sessions are in `cli_sessions`.
 
 use serde_json::{Value, json};
 
@@ -13,12 +11,12 @@ use crate::mock_model::{
 };
 use crate::support::Oy;
 
-fn run(oy: &Oy, mock: &MockModel, args: &[&str]) -> Ran {
+pub(crate) fn run(oy: &Oy, mock: &MockModel, args: &[&str]) -> Ran {
     mock_model::run(oy, mock, args)
 }
 
 /// The `--json` events of a run, every stdout line parsed.
-fn events(out: &Ran) -> Vec<Value> {
+pub(crate) fn events(out: &Ran) -> Vec<Value> {
     out.stdout
         .lines()
         .map(|line| {
@@ -28,7 +26,7 @@ fn events(out: &Ran) -> Vec<Value> {
         .collect()
 }
 
-fn types(events: &[Value]) -> Vec<String> {
+pub(crate) fn types(events: &[Value]) -> Vec<String> {
     events
         .iter()
         .map(|event| event["type"].as_str().unwrap().to_owned())
@@ -36,7 +34,7 @@ fn types(events: &[Value]) -> Vec<String> {
 }
 
 /// The streamed text of `--json` events, joined.
-fn answer(events: &[Value]) -> String {
+pub(crate) fn answer(events: &[Value]) -> String {
     events
         .iter()
         .filter(|event| event["type"] == "text_delta")
@@ -44,7 +42,7 @@ fn answer(events: &[Value]) -> String {
         .collect()
 }
 
-fn session_id(out: &Ran) -> String {
+pub(crate) fn session_id(out: &Ran) -> String {
     events(out)
         .iter()
         .find(|event| event["type"] == "session_started")
@@ -53,11 +51,11 @@ fn session_id(out: &Ran) -> String {
         .to_owned()
 }
 
-fn sessions_dir(oy: &Oy) -> std::path::PathBuf {
+pub(crate) fn sessions_dir(oy: &Oy) -> std::path::PathBuf {
     oy.data.join("oy/sessions")
 }
 
-fn demo_workspace() -> Oy {
+pub(crate) fn demo_workspace() -> Oy {
     let oy = Oy::new();
     oy.file(
         "src/lib.rs",
@@ -528,150 +526,6 @@ fn an_empty_prompt_on_stdin_is_a_usage_error() {
     let out = mock_model::run_with_stdin(&oy, &mock, &[], Some("  \n"));
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(out.stderr.contains("empty"), "{}", out.stderr);
-    assert!(mock.requests().is_empty());
-}
-
-#[test]
-fn a_run_saves_a_private_session_that_sessions_lists() {
-    let oy = Oy::new();
-    let mock = mock_model::start(Wire::Chat, vec![text("First answer.")]);
-    let out = run(&oy, &mock, &["--json", "first prompt"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let id = session_id(&out);
-
-    let files: Vec<_> = std::fs::read_dir(sessions_dir(&oy))
-        .unwrap()
-        .map(|entry| entry.unwrap().path())
-        .collect();
-    assert_eq!(files.len(), 1, "{files:?}");
-    assert!(
-        files[0]
-            .file_name()
-            .unwrap()
-            .to_string_lossy()
-            .contains(&id),
-        "{files:?} vs {id}"
-    );
-    let mode = std::fs::metadata(&files[0]).unwrap().permissions().mode();
-    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
-
-    let mut list = oy.command();
-    mock_model::isolate(&mut list, &oy);
-    let listed = list.arg("sessions").output().unwrap();
-    let stdout = String::from_utf8(listed.stdout).unwrap();
-    assert!(listed.status.success(), "{stdout}");
-    assert!(stdout.contains(&id), "{stdout}");
-    assert!(stdout.contains("first prompt"), "{stdout}");
-}
-
-#[test]
-fn resume_sends_the_earlier_conversation() {
-    for wire in Wire::BOTH {
-        let oy = Oy::new();
-        let first = mock_model::start(wire, vec![text("The first answer.")]);
-        let out = run(&oy, &first, &["--json", "first prompt"]);
-        assert_eq!(out.code, 0, "{}", out.stderr);
-        let id = session_id(&out);
-
-        let second = mock_model::start(wire, vec![text("The second answer.")]);
-        let out = run(&oy, &second, &["--json", "--resume", &id, "next"]);
-        assert_eq!(out.code, 0, "{wire:?}: {}", out.stderr);
-        let events = events(&out);
-        assert_eq!(events[0]["resumed"], true);
-        assert_eq!(events[0]["session_id"], id.as_str());
-        let request = &second.requests()[0];
-        assert_eq!(user_texts(request), ["first prompt", "next"], "{wire:?}");
-        assert_eq!(assistant_texts(request), ["The first answer."], "{wire:?}");
-    }
-}
-
-#[test]
-fn continue_picks_the_latest_session_of_the_workspace() {
-    let oy = Oy::new();
-    let mock = mock_model::start(Wire::Chat, vec![text("one"), text("two"), text("three")]);
-    let older = session_id(&run(&oy, &mock, &["--json", "older prompt"]));
-    // Timestamps have a one-second resolution: age the first session
-    // instead of waiting for the clock.
-    let path = sessions_dir(&oy).join(format!("{older}.jsonl"));
-    let saved = std::fs::read_to_string(&path).unwrap();
-    let (header, rest) = saved.split_once('\n').unwrap();
-    let mut header: Value = serde_json::from_str(header).unwrap();
-    assert!(header["updated_at"].is_string(), "{header}");
-    header["updated_at"] = json!("2001-01-01T00:00:00Z");
-    std::fs::write(&path, format!("{header}\n{rest}")).unwrap();
-    assert_eq!(run(&oy, &mock, &["newer prompt"]).code, 0);
-    let out = run(&oy, &mock, &["--continue", "and then?"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let request = mock.requests().pop().unwrap();
-    assert_eq!(user_texts(&request), ["newer prompt", "and then?"]);
-}
-
-#[test]
-fn continue_without_a_session_is_a_usage_error() {
-    let oy = Oy::new();
-    let mock = mock_model::start(Wire::Chat, vec![text("unused")]);
-    let out = run(&oy, &mock, &["--continue", "again"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains("no saved session"), "{}", out.stderr);
-    assert!(mock.requests().is_empty());
-}
-
-#[test]
-fn resuming_a_session_from_another_workspace_is_refused() {
-    let oy = Oy::new();
-    let mock = mock_model::start(Wire::Chat, vec![text("First."), text("unused")]);
-    let out = run(&oy, &mock, &["--json", "first prompt"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    let id = session_id(&out);
-    let elsewhere = oy.root.parent().unwrap().join("outside");
-    let out = run(
-        &oy,
-        &mock,
-        &[
-            "--root",
-            elsewhere.to_str().unwrap(),
-            "--resume",
-            &id,
-            "next",
-        ],
-    );
-    assert_eq!(out.code, 2, "{}", out.stderr);
-    assert!(out.stderr.contains(&id), "{}", out.stderr);
-    assert!(out.stderr.contains("workspace"), "{}", out.stderr);
-    assert_eq!(
-        mock.requests().len(),
-        1,
-        "nothing sent for the refused resume"
-    );
-}
-
-#[test]
-fn a_resumed_session_runs_in_the_mode_given_now_not_the_saved_one() {
-    let oy = Oy::new();
-    let mock = mock_model::start(
-        Wire::Chat,
-        vec![
-            call("write", json!({"path": "one.txt", "content": "1\n"})),
-            text("Wrote one."),
-            call("write", json!({"path": "two.txt", "content": "2\n"})),
-            text("never reached"),
-        ],
-    );
-    let out = run(&oy, &mock, &["--json", "--mode", "auto", "write one"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
-    assert_eq!(oy.read("one.txt"), "1\n");
-    let id = session_id(&out);
-    let out = run(&oy, &mock, &["--resume", &id, "write two"]);
-    assert_eq!(out.code, 3, "{}", out.stderr);
-    assert!(!oy.root.join("two.txt").exists());
-}
-
-#[test]
-fn resume_with_an_unknown_id_is_a_usage_error() {
-    let oy = Oy::new();
-    let mock = mock_model::start(Wire::Chat, vec![text("unused")]);
-    let out = run(&oy, &mock, &["--resume", "no-such-session", "hi"]);
-    assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(mock.requests().is_empty());
 }
 

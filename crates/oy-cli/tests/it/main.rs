@@ -19,5 +19,6 @@ mod cli_doctor;
 mod cli_help;
 mod cli_model;
 mod cli_run;
+mod cli_sessions;
 mod cli_tool;
 mod cli_tools;
