@@ -271,8 +271,9 @@ fn check_id(id: &str) -> Result<(), AgentError> {
     }
 }
 
-/// A new id: UTC date and time plus four random hex digits
-/// (`20261122-041503-a1f3`), sortable and short enough to type.
+/// A new id: UTC date and time plus eight random hex digits
+/// (`20261122-041503-a1f3c07e`), sortable, short enough to type, and
+/// unlikely to collide between runs started in the same second.
 pub fn new_session_id() -> String {
     let stamp = timestamp();
     let digits: String = stamp
@@ -281,7 +282,7 @@ pub fn new_session_id() -> String {
         .take(14)
         .collect();
     let (date, time) = digits.split_at(digits.len().min(8));
-    format!("{date}-{time}-{:04x}", fastrand::u16(..))
+    format!("{date}-{time}-{:08x}", fastrand::u32(..))
 }
 
 fn timestamp() -> String {

@@ -61,7 +61,11 @@ enum Streamed {
 struct Guards {
     last_failure: Option<(String, String)>,
     repeats: u32,
+    /// Tool-only answers in a row that made no progress.
     tool_only: u32,
+    /// Calls (tool, arguments) that succeeded in this turn: a successful
+    /// call not seen before is progress.
+    succeeded: std::collections::HashSet<(String, String)>,
 }
 
 impl Agent {
@@ -70,12 +74,14 @@ impl Agent {
         self.run_turn(prompt).await
     }
 
-    /// A research-only turn (a chat's `/ask`): the tools of `plan` mode
-    /// (no writes, no commands) for this turn, the policy restored after.
+    /// A research-only turn (a chat's `/ask`): the tools of `plan` mode —
+    /// no writes, no commands, no network (a fetch could carry workspace
+    /// text out in its URL) — for this turn, the policy restored after.
     pub async fn ask(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
         let saved = self.policy();
         self.set_policy(Policy {
             mode: Mode::Plan,
+            network: oy_tools::Network::Deny,
             ..saved
         });
         let outcome = self.run_turn(prompt).await;
@@ -144,6 +150,7 @@ impl Agent {
             last_failure: None,
             repeats: 0,
             tool_only: 0,
+            succeeded: std::collections::HashSet::new(),
         };
         let mut cut_retries: u32 = 0;
         loop {
@@ -227,11 +234,7 @@ impl Agent {
                 }
                 return Ok(());
             }
-            if text.trim().is_empty() {
-                guards.tool_only += 1;
-            } else {
-                guards.tool_only = 0;
-            }
+            let mut progressed = !text.trim().is_empty();
             for (index, call) in calls.iter().enumerate() {
                 if cancel.is_cancelled() {
                     self.answer_unrun(
@@ -291,7 +294,13 @@ impl Agent {
                 } else {
                     guards.last_failure = None;
                     guards.repeats = 0;
+                    progressed |= guards.succeeded.insert(key);
                 }
+            }
+            if progressed {
+                guards.tool_only = 0;
+            } else {
+                guards.tool_only += 1;
             }
             if guards.tool_only >= self.options.churn_limit {
                 let limit = self.options.churn_limit;
@@ -299,7 +308,7 @@ impl Agent {
                     outcome,
                     TurnStop::ToolChurn,
                     &format!(
-                        "stopped: {limit} tool-only answers in a row without progress; narrow the task or raise the limit"
+                        "stopped: {limit} tool-only answers in a row without progress (no new successful call); narrow the task"
                     ),
                 );
             }

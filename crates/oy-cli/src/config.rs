@@ -73,6 +73,9 @@ pub struct Config {
     pub(crate) mode_ceiling: Option<Mode>,
     /// The workspace config's network: nothing can loosen it.
     pub(crate) network_ceiling: Option<Network>,
+    /// True when `--network` or the global config chose the network
+    /// switch (rather than the mode's default).
+    pub(crate) network_chosen: bool,
     /// Provider-related environment, read once here.
     pub provider_env: ProviderEnv,
 }
@@ -229,6 +232,7 @@ impl Config {
             warnings,
             mode_ceiling: ceiling.0,
             network_ceiling: ceiling.1,
+            network_chosen: network.is_some(),
         })
     }
 
@@ -236,14 +240,13 @@ impl Config {
     /// the mode's network default unless a network was chosen, and never
     /// above what the workspace config allows.
     pub(crate) fn policy_for_mode(&self, mode: Mode) -> Policy {
+        let mode = match self.mode_ceiling {
+            Some(ceiling) if privilege(ceiling) < privilege(mode) => ceiling,
+            _ => mode,
+        };
         let mut policy = Policy::new(mode, self.policy.interactive);
-        if self.policy.network != self.policy.mode.default_network() {
+        if self.network_chosen {
             policy.network = self.policy.network;
-        }
-        if let Some(ceiling) = self.mode_ceiling
-            && privilege(ceiling) < privilege(policy.mode)
-        {
-            policy.mode = ceiling;
         }
         if let Some(ceiling) = self.network_ceiling
             && strictness(ceiling) < strictness(policy.network)

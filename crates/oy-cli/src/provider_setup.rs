@@ -73,13 +73,13 @@ impl Choice {
     /// Where requests go, without secrets.
     pub(crate) fn endpoint(&self) -> String {
         match &self.backend {
-            Backend::OpenAi { config, .. } => config.base_url.clone(),
+            Backend::OpenAi { config, .. } => without_userinfo(&config.base_url),
             Backend::Bedrock {
                 region,
                 endpoint_url,
                 ..
             } => match (endpoint_url, region) {
-                (Some(url), _) => url.clone(),
+                (Some(url), _) => without_userinfo(url),
                 (None, Some(region)) => format!("Bedrock in {region}"),
                 (None, None) => "Bedrock in the AWS profile's region".to_owned(),
             },
@@ -491,5 +491,45 @@ mod tests {
         assert_eq!(host_of("http://[::1]:8080/v1").as_deref(), Some("[::1]"));
         assert_eq!(host_of("http://127.0.0.1/v1").as_deref(), Some("127.0.0.1"));
         assert_eq!(host_of("not a url"), None);
+    }
+}
+
+/// `url` with any `user:password@` replaced by `***@`, for display: a
+/// base URL may carry credentials, and doctor output gets pasted into
+/// issues.
+pub(crate) fn without_userinfo(url: &str) -> String {
+    let Some(scheme_end) = url.find("://") else {
+        return url.to_owned();
+    };
+    let authority_start = scheme_end + 3;
+    let authority_end = url[authority_start..]
+        .find(['/', '?', '#'])
+        .map_or(url.len(), |end| authority_start + end);
+    match url[authority_start..authority_end].rfind('@') {
+        Some(at) => format!(
+            "{}***@{}",
+            &url[..authority_start],
+            &url[authority_start + at + 1..]
+        ),
+        None => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod userinfo_tests {
+    use super::without_userinfo;
+
+    #[test]
+    fn credentials_in_a_url_are_hidden() {
+        assert_eq!(
+            without_userinfo("https://user:s3cr3t@gw.example/v1"),
+            "https://***@gw.example/v1"
+        );
+        assert_eq!(
+            without_userinfo("http://127.0.0.1:8080/v1"),
+            "http://127.0.0.1:8080/v1"
+        );
+        assert_eq!(without_userinfo("https://a@b@host"), "https://***@host");
+        assert_eq!(without_userinfo("not a url"), "not a url");
     }
 }

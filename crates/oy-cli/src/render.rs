@@ -94,6 +94,9 @@ impl Renderer {
         }
     }
 
+    /// A line on stderr. Callers apply colour after [`terminal_safe`] on
+    /// every untrusted part (tool names, summaries, errors come from the
+    /// model or the server).
     fn note(&self, text: &str) {
         self.finish_text();
         let mut stderr = std::io::stderr().lock();
@@ -112,22 +115,18 @@ impl Renderer {
                 ..
             } => {
                 let verb = if *resumed { "resumed" } else { "session" };
+                let (session_id, provider, model) = (
+                    terminal_safe(session_id),
+                    terminal_safe(provider),
+                    terminal_safe(model),
+                );
                 self.note(&style.dim(&format!(
                     "· {verb} {session_id} · {provider} {model} · mode {mode}"
                 )));
             }
             AgentEvent::TextDelta { text } => {
                 // Model text is untrusted: no escape sequences reach the terminal.
-                let text: String = text
-                    .chars()
-                    .map(|c| {
-                        if c.is_control() && c != '\n' && c != '\t' {
-                            '\u{fffd}'
-                        } else {
-                            c
-                        }
-                    })
-                    .collect();
+                let text = terminal_safe(text);
                 let mut stdout = std::io::stdout().lock();
                 let _ = write!(stdout, "{text}");
                 let _ = stdout.flush();
@@ -136,6 +135,7 @@ impl Renderer {
             AgentEvent::ToolCallStarted {
                 tool, arguments, ..
             } => {
+                let tool = terminal_safe(tool);
                 self.note(&style.dim(&format!("→ {tool} {}", one_line(arguments, 160))));
             }
             AgentEvent::ToolCallFinished {
@@ -148,6 +148,7 @@ impl Renderer {
                 ..
             } => {
                 let cut = if *truncated { ", truncated" } else { "" };
+                let tool = terminal_safe(tool);
                 if *ok {
                     self.note(&style.dim(&format!(
                         "  {} {tool} ({duration_ms} ms, {output_bytes} B{cut})",
@@ -167,7 +168,11 @@ impl Renderer {
                 stage: ApprovalStage::Denied,
                 summary,
                 ..
-            } => self.note(&style.yellow(&format!("  ✗ {tool} not approved: {summary}"))),
+            } => self.note(&style.yellow(&format!(
+                "  ✗ {} not approved: {}",
+                terminal_safe(tool),
+                one_line(summary, 300)
+            ))),
             AgentEvent::Compaction {
                 tokens_before,
                 tokens_after,
@@ -182,8 +187,9 @@ impl Renderer {
                 delay_ms,
                 error,
             } => self.note(&style.yellow(&format!(
-                "· provider error (attempt {attempt}), retrying in {:.1} s: {error}",
-                *delay_ms as f64 / 1000.0
+                "· provider error (attempt {attempt}), retrying in {:.1} s: {}",
+                *delay_ms as f64 / 1000.0,
+                terminal_safe(error)
             ))),
             AgentEvent::TurnFinished {
                 stop,
@@ -193,7 +199,7 @@ impl Renderer {
                 ..
             } => {
                 if *stop != TurnStop::Done && *stop != TurnStop::ProviderError {
-                    let reason = reason.as_deref().unwrap_or("stopped");
+                    let reason = terminal_safe(reason.as_deref().unwrap_or("stopped"));
                     self.note(&style.yellow(&format!("oy: {reason}")));
                 }
                 let approx = if usage.estimated { "~" } else { "" };
@@ -205,7 +211,7 @@ impl Renderer {
                 )));
             }
             AgentEvent::Error { message } => {
-                self.note(&style.red(&format!("oy: error: {message}")));
+                self.note(&style.red(&format!("oy: error: {}", terminal_safe(message))));
             }
             _ => {}
         }
@@ -226,7 +232,7 @@ impl AgentEventSink for Renderer {
             Output::Quiet => {
                 if let AgentEvent::Error { message } = event {
                     let mut stderr = std::io::stderr().lock();
-                    let _ = writeln!(stderr, "oy: error: {message}");
+                    let _ = writeln!(stderr, "oy: error: {}", terminal_safe(message));
                 } else if let AgentEvent::TurnFinished {
                     stop,
                     reason: Some(reason),
@@ -235,16 +241,32 @@ impl AgentEventSink for Renderer {
                     && *stop != TurnStop::ProviderError
                 {
                     let mut stderr = std::io::stderr().lock();
-                    let _ = writeln!(stderr, "oy: {reason}");
+                    let _ = writeln!(stderr, "oy: {}", terminal_safe(reason));
                 }
             }
         }
     }
 }
 
-/// `text` on one line, cut to `max` characters.
+/// Text from the model, a tool or a server made safe for a terminal:
+/// control characters other than newline and tab, and characters that
+/// change layout invisibly (bidi overrides, zero-width), become U+FFFD, so
+/// no escape sequence or hidden reordering reaches the screen.
+pub(crate) fn terminal_safe(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if (c.is_control() && c != '\n' && c != '\t') || crate::approver::is_invisible(c) {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
+/// `text` on one line, cut to `max` characters, made terminal-safe.
 fn one_line(text: &str, max: usize) -> String {
-    let flat: String = text
+    let flat: String = terminal_safe(text)
         .chars()
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
@@ -254,5 +276,23 @@ fn one_line(text: &str, max: usize) -> String {
         let mut cut: String = flat.chars().take(max).collect();
         cut.push('…');
         cut
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::terminal_safe;
+
+    #[test]
+    fn escape_sequences_and_invisible_characters_never_reach_the_terminal() {
+        let hostile = "a\x1b[31mred\x1b]0;title\x07\u{202e}rev\u{200b}\u{9b}2J\tok\nnext";
+        let safe = terminal_safe(hostile);
+        assert!(
+            !safe
+                .chars()
+                .any(|c| c == '\x1b' || c == '\x07' || c == '\u{9b}')
+        );
+        assert!(!safe.contains('\u{202e}') && !safe.contains('\u{200b}'));
+        assert!(safe.contains("\tok\nnext"), "{safe:?}");
     }
 }

@@ -27,6 +27,11 @@ pub(crate) struct Interrupts {
     interrupted: Arc<AtomicBool>,
     /// When the first signal of the current turn arrived.
     first: Arc<Mutex<Option<Instant>>>,
+    /// A SIGTERM or SIGHUP arrived: the program should end, not just the turn.
+    terminate: Arc<AtomicBool>,
+    /// True while a chat waits at its prompt: a SIGTERM or SIGHUP then
+    /// ends the program at once (the line editor would not return).
+    idle: Arc<AtomicBool>,
     thread: Option<JoinHandle<()>>,
 }
 
@@ -41,10 +46,21 @@ impl Interrupts {
         let seen = Arc::clone(&interrupted);
         let first = Arc::new(Mutex::new(None::<Instant>));
         let first_seen = Arc::clone(&first);
+        let terminate = Arc::new(AtomicBool::new(false));
+        let terminate_seen = Arc::clone(&terminate);
+        let idle = Arc::new(AtomicBool::new(false));
+        let idle_seen = Arc::clone(&idle);
         let thread = std::thread::Builder::new()
             .name("oy-signals".to_owned())
             .spawn(move || {
-                for _signal in signals.forever() {
+                for signal in signals.forever() {
+                    if signal != SIGINT {
+                        terminate_seen.store(true, Ordering::SeqCst);
+                        if idle_seen.load(Ordering::SeqCst) {
+                            killer.kill_all();
+                            std::process::exit(130);
+                        }
+                    }
                     let mut first = first_seen.lock().unwrap_or_else(PoisonError::into_inner);
                     match *first {
                         None => {
@@ -71,8 +87,20 @@ impl Interrupts {
             handle,
             interrupted,
             first,
+            terminate,
+            idle,
             thread: Some(thread),
         })
+    }
+
+    /// True once a SIGTERM or SIGHUP arrived: a chat ends after the turn.
+    pub(crate) fn terminate_requested(&self) -> bool {
+        self.terminate.load(Ordering::SeqCst)
+    }
+
+    /// Marks whether a chat is waiting at its prompt.
+    pub(crate) fn set_idle(&self, idle: bool) {
+        self.idle.store(idle, Ordering::SeqCst);
     }
 
     /// Re-arms after a cancelled chat turn: the next signal cancels the

@@ -62,14 +62,16 @@ async fn a_success_between_failures_resets_the_repeat_count() {
 }
 
 #[tokio::test]
-async fn tool_only_answers_past_the_churn_limit_stop_the_turn() {
+async fn tool_only_answers_without_progress_past_the_churn_limit_stop_the_turn() {
     let ws = Ws::new();
     let mut options = AgentOptions::default();
     options.churn_limit = 3;
+    // The first call is new (progress); the same call again is not.
     let provider = scripted([
         calls(&[call("c1", "list", r#"{"depth":1}"#)]),
-        calls(&[call("c2", "list", r#"{"depth":2}"#)]),
-        calls(&[call("c3", "list", r#"{"depth":3}"#)]),
+        calls(&[call("c2", "list", r#"{"depth": 1}"#)]),
+        calls(&[call("c3", "list", r#"{"depth":1}"#)]),
+        calls(&[call("c4", "list", r#"{ "depth":1 }"#)]),
         text("never sent"),
     ]);
     let (builder, _events) = builder(provider.clone(), &ws, Mode::Plan);
@@ -79,8 +81,29 @@ async fn tool_only_answers_past_the_churn_limit_stop_the_turn() {
 
     assert_eq!(outcome.stop, TurnStop::ToolChurn);
     assert!(outcome.reason.unwrap().contains("3 tool-only answers"));
-    assert_eq!(provider.requests().len(), 3);
+    assert_eq!(provider.requests().len(), 4);
     agent.transcript().check().unwrap();
+}
+
+#[tokio::test]
+async fn new_successful_calls_are_progress_and_do_not_trip_the_churn_guard() {
+    let ws = Ws::new();
+    let mut options = AgentOptions::default();
+    options.churn_limit = 2;
+    let provider = scripted([
+        calls(&[call("c1", "list", r#"{"depth":1}"#)]),
+        calls(&[call("c2", "list", r#"{"depth":2}"#)]),
+        calls(&[call("c3", "list", r#"{"depth":3}"#)]),
+        calls(&[call("c4", "sloc", r#"{}"#)]),
+        text("done"),
+    ]);
+    let (builder, _events) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.options(options).build().unwrap();
+
+    let outcome = agent.turn("look around").await.unwrap();
+
+    assert_eq!(outcome.stop, TurnStop::Done, "{:?}", outcome.reason);
+    assert_eq!(provider.requests().len(), 5);
 }
 
 #[tokio::test]

@@ -116,15 +116,14 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             built.description
         )));
         loop {
-            let line = match read_input(&mut editor) {
+            interrupts.set_idle(true);
+            let line = read_input(&mut editor);
+            interrupts.set_idle(false);
+            let line = match line {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
                 Err(error) => return Err(error),
             };
-            if interrupts.interrupted() {
-                // SIGTERM or SIGHUP while waiting at the prompt.
-                return Ok(Exit::Interrupted);
-            }
             if !line.trim().is_empty() {
                 let _ = editor.add_history_entry(line.as_str());
                 if let Some(path) = &history {
@@ -181,6 +180,11 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 if !matches!(error, oy_agent::AgentError::Provider(_)) {
                     say(&style.red(&format!("oy: error: {error}")));
                 }
+            }
+            if interrupts.terminate_requested() {
+                // SIGTERM or SIGHUP: the turn was cancelled; end the program.
+                let _ = built.agent.save().await;
+                return Ok(Exit::Interrupted);
             }
             if built.cancel.is_cancelled() {
                 built.cancel.reset();
@@ -282,7 +286,9 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                 for header in mine {
                     say(&format!(
                         "{}  {}  {}",
-                        header.id, header.updated_at, header.title
+                        header.id,
+                        header.updated_at,
+                        crate::render::terminal_safe(&header.title)
                     ));
                 }
             }
@@ -299,7 +305,10 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                     oy_tools::TodoStatus::InProgress => "~",
                     _ => " ",
                 };
-                say(&format!("[{mark}] {}", item.text));
+                say(&format!(
+                    "[{mark}] {}",
+                    crate::render::terminal_safe(&item.text)
+                ));
             }
         }
         ChatInput::Tokens => {
@@ -328,8 +337,8 @@ fn history_file(config: &Config) -> Result<Option<PathBuf>> {
 fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
     if editor.save_history(path).is_ok() {
         use std::os::unix::fs::PermissionsExt;
-        // rustyline creates the file with the umask's mode; history can
-        // hold secrets typed at the prompt.
+        // History can hold secrets typed at the prompt: 0600 whatever
+        // rustyline's version does with the umask.
         let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
     }
 }

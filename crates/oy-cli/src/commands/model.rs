@@ -99,8 +99,12 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
             ' '
         };
         match model.context_window {
-            Some(window) => writeln!(stdout, "{mark} {:<width$}  {window} tokens", model.id)?,
-            None => writeln!(stdout, "{mark} {}", model.id)?,
+            Some(window) => writeln!(
+                stdout,
+                "{mark} {:<width$}  {window} tokens",
+                crate::render::terminal_safe(&model.id)
+            )?,
+            None => writeln!(stdout, "{mark} {}", crate::render::terminal_safe(&model.id))?,
         }
     }
     if current.is_none() {

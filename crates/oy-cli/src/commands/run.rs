@@ -44,7 +44,8 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
             Ok(outcome) => {
                 if output == Output::Quiet && !outcome.text.is_empty() {
                     let mut stdout = std::io::stdout().lock();
-                    let _ = writeln!(stdout, "{}", outcome.text.trim_end());
+                    let answer = crate::render::terminal_safe(outcome.text.trim_end());
+                    let _ = writeln!(stdout, "{answer}");
                 }
                 Ok(exit_for(outcome.stop))
             }

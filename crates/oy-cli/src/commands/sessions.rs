@@ -44,7 +44,7 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
             header.updated_at,
             header.turns,
             if header.turns == 1 { "" } else { "s" },
-            header.title
+            crate::render::terminal_safe(&header.title)
         )?;
     }
     writeln!(

@@ -433,3 +433,42 @@ fn an_approved_write_lands() {
     chat.send("\x04");
     assert_eq!(chat.wait(), 0, "{}", chat.screen());
 }
+
+#[test]
+fn mode_cannot_rise_above_the_workspace_config_and_ask_has_no_network() {
+    let oy = Oy::new();
+    oy.file(".oy/config.toml", "mode = \"default\"\n");
+    let mock = mock_model::start(Wire::Chat, vec![text("Nothing to fetch.")]);
+    let mut chat = Chat::start(&oy, &mock, &["--mode", "plan"]);
+    chat.line("/mode auto");
+    chat.expect("allows at most mode default");
+    chat.expect("mode default · network ask");
+    chat.line("/ask what is here?");
+    chat.expect("Nothing to fetch.");
+    let offered = mock_model::tool_names(&mock.requests()[0]);
+    assert!(
+        !offered.contains(&"webfetch".to_owned()),
+        "/ask offers no network: {offered:?}"
+    );
+    assert!(
+        !offered.contains(&"write".to_owned()),
+        "/ask is read-only: {offered:?}"
+    );
+    chat.line("/mode");
+    chat.expect("mode default · network ask");
+}
+
+#[test]
+fn sigterm_at_the_prompt_ends_chat_with_130() {
+    let oy = Oy::new();
+    let mock = mock_model::start(Wire::Chat, vec![text("unused")]);
+    let mut chat = Chat::start(&oy, &mock, &[]);
+    chat.prompt();
+    let pid = chat.child.process_id().unwrap();
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    assert_eq!(chat.wait(), 130, "{}", chat.screen());
+}

@@ -741,14 +741,15 @@ fn a_big_command_output_reaches_the_model_cut_with_a_marker() {
 #[test]
 fn tool_only_answers_without_progress_stop_the_turn() {
     let oy = Oy::new();
-    let steps = (0..45)
-        .map(|depth| call("list", json!({"depth": depth % 3 + 1, "limit": 10 + depth})))
+    // Three distinct calls (progress), then the same ones over and over.
+    let steps = (0..50)
+        .map(|step| call("list", json!({"depth": step % 3 + 1})))
         .collect();
     let mock = mock_model::start(Wire::Chat, steps);
     let out = run(&oy, &mock, &["look forever"]);
     assert_eq!(out.code, 1, "{}", out.stderr);
     assert!(out.stderr.contains("tool-only answers"), "{}", out.stderr);
-    assert_eq!(mock.requests().len(), 40);
+    assert_eq!(mock.requests().len(), 43);
 }
 
 #[test]
