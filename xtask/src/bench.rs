@@ -139,7 +139,7 @@ fn millis(duration: Duration) -> f64 {
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR` and config).
-fn target_dir() -> Result<PathBuf> {
+pub(crate) fn target_dir() -> Result<PathBuf> {
     let out = cargo()
         .args(["metadata", "--format-version", "1", "--no-deps"])
         .output()

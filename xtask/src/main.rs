@@ -6,6 +6,7 @@
 )]
 
 mod bench;
+mod bench_agent;
 mod codegen;
 mod tidy;
 
@@ -31,7 +32,12 @@ commands:
            then, when rg is on PATH, times oy-tools' search_tree example
            against rg / rg --files on the same tree (median of 7 runs) and
            prints `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and
-           skips the comparison
+           skips the comparison; then `bench agent`
+  bench agent
+           only the whole-process agent benchmark: `oy run` on a 10-step
+           scripted task against oy-cli's mock_model example (wall, CPU,
+           peak RSS, time to first request, bytes per request; median of 5
+           runs) and `oy --version` (median of 20), against the goals
 ";
 
 fn main() -> ExitCode {
@@ -40,9 +46,13 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("tidy") => tidy_only(),
         Some("codegen") => codegen::codegen(args.get(1).is_some_and(|arg| arg == "--check")),
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => {
+            bench_agent::bench_agent()
+        }
         Some("bench") => {
             let rest = args.get(1..).unwrap_or_default();
             bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
+                .and_then(|()| bench_agent::bench_agent())
         }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
