@@ -139,6 +139,69 @@ pub(crate) struct SessionsArgs {
     pub(crate) json: bool,
 }
 
+const AUDIT_NOTES: &str = "\
+What is sent: the text of reviewable files in scope, with secret-shaped lines
+replaced by [redacted: KIND]. Never sent: files ignored by .gitignore/.ignore,
+build outputs and dependencies, VCS directories, lockfiles, hidden files,
+likely-secret files (.env*, keys, *.pem, credentials, kubeconfig, *.tfstate…),
+binary and non-UTF-8 files, files over the size cap, earlier reports. The
+report's first line says what was sent and what was skipped, by reason.
+--include-hidden, --include-ignored and --include-lockfiles send more; no
+option sends likely-secret files. A file too large for one chunk stops the
+audit with advice: nothing is ever truncated.
+
+Examples:
+  oy audit --dry-run                 the plan: files, skips, chunks, tokens; nothing sent
+  oy audit \"focus on auth\"           a focused review, written to ISSUES.md
+  oy audit --path src/server --format sarif --out audit.sarif";
+
+/// Flags of `oy audit`.
+#[derive(Debug, Args)]
+pub(crate) struct AuditArgs {
+    /// What to focus on (e.g. "focus on auth").
+    #[arg(value_name = "FOCUS")]
+    pub(crate) focus: Vec<String>,
+    /// Audit only this path inside the workspace.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) path: Option<String>,
+    /// Where to write the report, inside the workspace (default ISSUES.md,
+    /// or oy-audit.sarif with --format sarif).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) out: Option<String>,
+    /// Report format.
+    #[arg(long, value_enum, default_value_t = AuditFormat::Markdown)]
+    pub(crate) format: AuditFormat,
+    /// Print the plan (files, skips, chunks, estimated tokens) and send nothing.
+    #[arg(long = "dry-run")]
+    pub(crate) dry_run: bool,
+    /// Also send dot-files (never likely-secret ones).
+    #[arg(long = "include-hidden")]
+    pub(crate) include_hidden: bool,
+    /// Also send files that .gitignore/.ignore exclude.
+    #[arg(long = "include-ignored")]
+    pub(crate) include_ignored: bool,
+    /// Also send lockfiles.
+    #[arg(long = "include-lockfiles")]
+    pub(crate) include_lockfiles: bool,
+    /// Skip files larger than this many bytes.
+    #[arg(long = "max-file-bytes", value_name = "N", default_value_t = 256 * 1024)]
+    pub(crate) max_file_bytes: u64,
+    /// Most chunks (model calls) before the audit refuses.
+    #[arg(long = "max-chunks", value_name = "N", default_value_t = 64)]
+    pub(crate) max_chunks: usize,
+    /// Chunk reviews in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 3)]
+    pub(crate) concurrency: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum AuditFormat {
+    /// ISSUES.md: transparency line, summary, findings, a JSON block.
+    Markdown,
+    /// SARIF 2.1.0 for code scanning.
+    Sarif,
+}
+
 /// Flags of `oy completions`.
 #[derive(Debug, Args)]
 pub(crate) struct CompletionsArgs {
@@ -158,6 +221,9 @@ pub(crate) enum Command {
     Doctor,
     /// List saved sessions (resume one with `oy run --resume ID` or `oy chat --resume ID`).
     Sessions(SessionsArgs),
+    /// Review the repository for security and correctness issues (no tools; writes ISSUES.md).
+    #[command(after_help = AUDIT_NOTES)]
+    Audit(AuditArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
     Completions(CompletionsArgs),
     /// Print the tool specs the model would see in a mode, as a JSON array.

@@ -1,5 +1,6 @@
 //! Dispatch from a parsed command line to the command handlers.
 
+mod audit;
 mod chat;
 mod completions;
 mod doctor;
@@ -39,6 +40,7 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Model(args)) => model::run(&config, &args),
         Some(Command::Doctor) => doctor::run(&config),
         Some(Command::Sessions(args)) => sessions::run(&config, &args),
+        Some(Command::Audit(args)) => audit::run(&config, &args),
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Tools(args)) => tools::run(&config, &args),
         Some(Command::Tool(args)) => tool::run(&config, &args),

@@ -1,0 +1,681 @@
+//! Collection: walks the scope through `oy-boundary` and keeps reviewable
+//! text files, counting every skip by reason. Likely-secret files are
+//! skipped by name before they are opened.
+//!
+//! How the rules apply:
+//! - Skips by *name* (likely secrets, lockfiles, earlier reports, VCS
+//!   directories) apply everywhere, also inside an explicit scope.
+//! - Skips by *place* (hidden, build and dependency directories) apply
+//!   only below the scope: `oy audit --path vendor/lib` means it.
+//! - A scope naming one file collects it unless a by-name rule or its
+//!   content (binary, size…) says no; ignore files do not apply to it.
+//! - Counts are per file walked, except [`SkipReason::Ignored`], which
+//!   counts each top-most excluded entry once (an ignored `target/` is one
+//!   skip): the walker never enters an ignored directory, which is what
+//!   keeps a repository with a large `node_modules/` cheap to audit.
+//!   Ignored entries inside directories skipped for another reason
+//!   (hidden, build, VCS) are not counted.
+//! - When a file matches several reasons the first in this order names
+//!   it: VCS, build/dependency, likely secret, hidden, not regular,
+//!   lockfile, previous output, then the content checks (too large,
+//!   binary, not UTF-8).
+
+use std::collections::{BTreeMap, BTreeSet, HashSet};
+use std::ffi::OsStr;
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use oy_boundary::{FileKind, WalkControl, WalkEntry, WalkOptions, Workspace};
+use serde::Serialize;
+
+use crate::error::AuditError;
+use crate::redact::{Redaction, redact};
+
+/// How many example paths [`Collection::skipped_examples`] keeps per reason.
+const EXAMPLES_PER_REASON: usize = 5;
+
+/// Why a file was not collected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum SkipReason {
+    /// Excluded by `.gitignore`, `.ignore` or `.git/info/exclude`.
+    Ignored,
+    /// Build outputs and dependencies (`target/`, `node_modules/`, …).
+    BuildOrDependency,
+    /// Version-control internals.
+    Vcs,
+    /// Lockfiles (`Cargo.lock`, `package-lock.json`, …).
+    Lockfile,
+    /// Dot-files and dot-directories.
+    Hidden,
+    /// Likely secrets by name (`.env*`, keys, `*.pem`, credentials…).
+    LikelySecret,
+    /// Binary content.
+    Binary,
+    /// Not valid UTF-8.
+    NotUtf8,
+    /// Larger than the size cap.
+    TooLarge,
+    /// The audit's own earlier output (`ISSUES.md`, SARIF).
+    PreviousOutput,
+    /// Symlinks, FIFOs, devices and unreadable entries.
+    NotRegular,
+}
+
+impl SkipReason {
+    /// The name used in the transparency line and `--dry-run`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::Ignored => "ignored",
+            Self::BuildOrDependency => "build-or-dependency",
+            Self::Vcs => "vcs",
+            Self::Lockfile => "lockfile",
+            Self::Hidden => "hidden",
+            Self::LikelySecret => "likely-secret",
+            Self::Binary => "binary",
+            Self::NotUtf8 => "not-utf8",
+            Self::TooLarge => "too-large",
+            Self::PreviousOutput => "previous-output",
+            Self::NotRegular => "not-regular",
+        }
+    }
+}
+
+/// What to collect.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CollectOptions {
+    /// Only this path inside the workspace (a directory or file); `None` = all.
+    pub scope: Option<String>,
+    /// Files larger than this are skipped (`TooLarge`).
+    pub max_file_bytes: u64,
+    /// Also collect dot-files (never `.git`, never likely secrets).
+    pub include_hidden: bool,
+    /// Also collect files ignore files exclude.
+    pub include_ignored: bool,
+    /// Also collect lockfiles.
+    pub include_lockfiles: bool,
+    /// Paths of earlier reports to skip (`ISSUES.md`, the `--out` path).
+    pub previous_outputs: Vec<String>,
+}
+
+impl Default for CollectOptions {
+    fn default() -> Self {
+        Self {
+            scope: None,
+            max_file_bytes: 256 * 1024,
+            include_hidden: false,
+            include_ignored: false,
+            include_lockfiles: false,
+            previous_outputs: vec!["ISSUES.md".to_owned()],
+        }
+    }
+}
+
+/// One collected file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CollectedFile {
+    /// Root-relative path.
+    pub path: String,
+    /// Its text, with secret-shaped lines redacted: exactly what may be sent.
+    pub text: String,
+    /// Size on disk in bytes.
+    pub bytes: u64,
+    /// Line count.
+    pub lines: usize,
+    /// Language by file name (tokei's name), if known.
+    pub language: Option<String>,
+    /// Lines replaced by a redaction marker.
+    pub redactions: Vec<Redaction>,
+}
+
+/// The result of [`collect`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Collection {
+    /// Collected files, sorted by path.
+    pub files: Vec<CollectedFile>,
+    /// Skips counted by reason.
+    pub skipped: BTreeMap<SkipReason, usize>,
+    /// Up to five example paths per reason (for `--dry-run`).
+    pub skipped_examples: BTreeMap<SkipReason, Vec<String>>,
+}
+
+/// Collects reviewable files from `workspace` per `options`.
+pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collection, AuditError> {
+    let start = match &options.scope {
+        Some(scope) => workspace.path(scope)?,
+        None => workspace.root_path(),
+    };
+    let previous_outputs = options
+        .previous_outputs
+        .iter()
+        // An earlier report outside the workspace cannot be walked anyway.
+        .filter_map(|path| workspace.path(path).ok())
+        .map(|path| path.to_text())
+        .collect();
+    let rules = Rules {
+        options,
+        // The root's own spelling is `.`, which no walked path starts with.
+        start: PathBuf::from(start_text(start.as_path())),
+        previous_outputs,
+    };
+    let walk_options = WalkOptions {
+        start: start.clone(),
+        max_depth: None,
+        respect_ignore_files: !options.include_ignored,
+        // Hidden files are walked so that they can be counted; the walker
+        // never lists `.git` whatever this says.
+        include_hidden: true,
+        max_entries: None,
+        detect_executables: false,
+    };
+    let state = Mutex::new(State::default());
+    // Reading and redacting happen on the walker's threads, as entries are found.
+    let walk = workspace.walk_parallel(&walk_options, |entry| {
+        let outcome = rules.visit(workspace, &entry);
+        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+        state.record(&entry, outcome);
+        WalkControl::Continue
+    })?;
+    let mut state = state.into_inner().unwrap_or_else(PoisonError::into_inner);
+    // A scope naming a directory is not an entry of its own walk.
+    if !state.start_is_file && !is_vcs_path(&rules.start) {
+        state.walked_dirs.insert(rules.start_text());
+    }
+    for _ in 0..walk.unreadable {
+        // Directories the walker could not list have no name to show.
+        state.skip(SkipReason::NotRegular, None);
+    }
+    if !options.include_ignored && !state.start_is_file {
+        count_ignored(workspace, &rules, &mut state)?;
+    }
+    state.files.sort_by(|a, b| a.path.cmp(&b.path));
+    Ok(Collection {
+        files: state.files,
+        skipped: state.skipped,
+        skipped_examples: state
+            .examples
+            .into_iter()
+            .map(|(reason, paths)| (reason, paths.into_iter().collect()))
+            .collect(),
+    })
+}
+
+/// What a walk found, gathered from the walker's threads.
+#[derive(Default)]
+struct State {
+    files: Vec<CollectedFile>,
+    skipped: BTreeMap<SkipReason, usize>,
+    /// The smallest paths per reason, so the examples are deterministic.
+    examples: BTreeMap<SkipReason, BTreeSet<String>>,
+    /// Every path the walk handed out (to tell what ignore files hid).
+    seen: HashSet<String>,
+    /// Directories whose files could be collected: only their listings
+    /// are compared for ignored entries.
+    walked_dirs: HashSet<String>,
+    /// Directories holding a `.gitignore` or `.ignore`.
+    ignore_file_dirs: HashSet<String>,
+    /// The scope named a file (the walk's only entry, at depth 0).
+    start_is_file: bool,
+}
+
+impl State {
+    fn record(&mut self, entry: &WalkEntry, outcome: Outcome) {
+        self.start_is_file |= entry.depth == 0;
+        let path = entry.path.to_text();
+        match outcome {
+            Outcome::Collected(file) => self.files.push(*file),
+            Outcome::Skipped(reason) => self.skip(reason, Some(&path)),
+            Outcome::Directory { eligible } => {
+                if eligible {
+                    self.walked_dirs.insert(path.clone());
+                }
+            }
+        }
+        if let Some(name) = entry.path.file_name()
+            && (name == ".gitignore" || name == ".ignore")
+        {
+            self.ignore_file_dirs.insert(parent_text(&path));
+        }
+        self.seen.insert(path);
+    }
+
+    fn skip(&mut self, reason: SkipReason, path: Option<&str>) {
+        *self.skipped.entry(reason).or_default() += 1;
+        if let Some(path) = path {
+            let examples = self.examples.entry(reason).or_default();
+            examples.insert(path.to_owned());
+            if examples.len() > EXAMPLES_PER_REASON {
+                examples.pop_last();
+            }
+        }
+    }
+}
+
+/// What became of one walked entry.
+enum Outcome {
+    Collected(Box<CollectedFile>),
+    Skipped(SkipReason),
+    /// A directory; `eligible` when files below it may be collected.
+    Directory {
+        eligible: bool,
+    },
+}
+
+/// The classification rules for one collection.
+struct Rules<'a> {
+    options: &'a CollectOptions,
+    /// The scope, `""` for the root.
+    start: PathBuf,
+    previous_outputs: HashSet<String>,
+}
+
+impl Rules<'_> {
+    /// The start as walked paths spell their directories (`""` for the root).
+    fn start_text(&self) -> String {
+        start_text(&self.start)
+    }
+
+    fn visit(&self, workspace: &Workspace, entry: &WalkEntry) -> Outcome {
+        let path = entry.path.as_path();
+        let Some(text) = path.to_str() else {
+            // A name that is not UTF-8 could not be cited or reopened by it.
+            return Outcome::Skipped(SkipReason::NotUtf8);
+        };
+        let below: Vec<&str> = path
+            .strip_prefix(&self.start)
+            .unwrap_or(Path::new(""))
+            .components()
+            .filter_map(|c| match c {
+                Component::Normal(name) => name.to_str(),
+                _ => None,
+            })
+            .collect();
+        let name = path.file_name().and_then(OsStr::to_str).unwrap_or_default();
+        if entry.kind == FileKind::Directory {
+            let eligible = !is_vcs_path(path)
+                && !below.iter().any(|c| is_build_dir(c))
+                && (self.options.include_hidden || !below.iter().any(|c| c.starts_with('.')));
+            return Outcome::Directory { eligible };
+        }
+        let ancestors_below = below.split_last().map_or(&[][..], |(_, dirs)| dirs);
+        let reason = if is_vcs_path(path) {
+            Some(SkipReason::Vcs)
+        } else if ancestors_below.iter().any(|c| is_build_dir(c)) {
+            Some(SkipReason::BuildOrDependency)
+        } else if is_likely_secret(path, name) {
+            Some(SkipReason::LikelySecret)
+        } else if !self.options.include_hidden && below.iter().any(|c| c.starts_with('.')) {
+            Some(SkipReason::Hidden)
+        } else if entry.kind != FileKind::File {
+            Some(SkipReason::NotRegular)
+        } else if !self.options.include_lockfiles && is_lockfile(name) {
+            Some(SkipReason::Lockfile)
+        } else if self.previous_outputs.contains(text) || is_sarif(name) {
+            Some(SkipReason::PreviousOutput)
+        } else {
+            None
+        };
+        match reason {
+            Some(reason) => Outcome::Skipped(reason),
+            None => match read(workspace, entry, self.options.max_file_bytes) {
+                Ok((text_content, bytes)) => {
+                    let (redacted, redactions) = redact(&text_content);
+                    Outcome::Collected(Box::new(CollectedFile {
+                        path: text.to_owned(),
+                        lines: redacted.lines().count(),
+                        text: redacted,
+                        bytes,
+                        language: language(name),
+                        redactions,
+                    }))
+                }
+                Err(reason) => Outcome::Skipped(reason),
+            },
+        }
+    }
+}
+
+fn start_text(start: &Path) -> String {
+    let text = start.to_string_lossy();
+    let text = text.trim_end_matches('/');
+    if text == "." || text.is_empty() {
+        String::new()
+    } else {
+        text.to_owned()
+    }
+}
+
+fn parent_text(path: &str) -> String {
+    path.rsplit_once('/')
+        .map_or(String::new(), |(parent, _)| parent.to_owned())
+}
+
+/// Reads one walked regular file: the size from the open handle first
+/// (so an oversized file is never read), then the bytes, capped in case it
+/// grew, then the text checks.
+fn read(workspace: &Workspace, entry: &WalkEntry, max: u64) -> Result<(String, u64), SkipReason> {
+    let file = workspace
+        .open_walked(entry)
+        .map_err(|_| SkipReason::NotRegular)?;
+    let size = file.metadata().map_err(|_| SkipReason::NotRegular)?.len();
+    if size > max {
+        return Err(SkipReason::TooLarge);
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
+    file.take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|_| SkipReason::NotRegular)?;
+    if bytes.len() as u64 > max {
+        return Err(SkipReason::TooLarge);
+    }
+    if bytes.contains(&0) {
+        return Err(SkipReason::Binary);
+    }
+    let bytes_read = bytes.len() as u64;
+    let text = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
+    Ok((text, bytes_read))
+}
+
+/// Counts entries that ignore files hid from the walk: each directory the
+/// walk could collect from is listed once more without ignore rules, and
+/// what that listing shows beyond the walk was ignored.
+///
+/// Only directories at or below one holding an ignore file are listed
+/// (unless the rules come from above the scope or `.git/info/exclude`):
+/// elsewhere nothing can have been ignored.
+fn count_ignored(
+    workspace: &Workspace,
+    rules: &Rules<'_>,
+    state: &mut State,
+) -> Result<(), AuditError> {
+    let start = rules.start_text();
+    let everywhere = outer_rules_exist(workspace, &start);
+    let mut dirs: Vec<&String> = state
+        .walked_dirs
+        .iter()
+        .filter(|dir| everywhere || has_rules_above(dir, &start, &state.ignore_file_dirs))
+        .collect();
+    dirs.sort();
+    let mut ignored = Vec::new();
+    for dir in dirs {
+        let path = if dir.is_empty() {
+            workspace.root_path()
+        } else {
+            workspace.path(dir)?
+        };
+        let listing = Mutex::new(Vec::new());
+        let options = WalkOptions {
+            start: path,
+            max_depth: Some(1),
+            respect_ignore_files: false,
+            include_hidden: true,
+            max_entries: None,
+            detect_executables: false,
+        };
+        let walked = workspace.walk_parallel(&options, |entry| {
+            listing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(entry.path.to_text());
+            WalkControl::Continue
+        });
+        // A directory that vanished since the walk has nothing to count.
+        if walked.is_err() {
+            continue;
+        }
+        let listing = listing.into_inner().unwrap_or_else(PoisonError::into_inner);
+        ignored.extend(listing.into_iter().filter(|p| !state.seen.contains(p)));
+    }
+    for path in ignored {
+        state.skip(SkipReason::Ignored, Some(&path));
+    }
+    Ok(())
+}
+
+/// True when ignore rules reach the scope from outside it: an ignore file
+/// in a directory above the scope, or `.git/info/exclude`.
+fn outer_rules_exist(workspace: &Workspace, start: &str) -> bool {
+    let exists = |path: String| {
+        workspace
+            .path(&path)
+            .and_then(|p| workspace.symlink_metadata(&p))
+            .is_ok()
+    };
+    // `git init` writes an exclude file of comments only: it counts when
+    // it holds a rule.
+    let exclude_has_rules = workspace
+        .path(".git/info/exclude")
+        .and_then(|p| workspace.read_text(&p, 1024 * 1024))
+        .is_ok_and(|text| {
+            text.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        });
+    if exclude_has_rules {
+        return true;
+    }
+    let mut dir = String::new();
+    let mut components = start.split('/').filter(|c| !c.is_empty()).peekable();
+    // The scope's own ignore files were seen by the walk; its ancestors'
+    // were not.
+    while let Some(component) = components.next() {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        if exists(format!("{prefix}.gitignore")) || exists(format!("{prefix}.ignore")) {
+            return true;
+        }
+        if components.peek().is_none() {
+            break;
+        }
+        dir = format!("{prefix}{component}");
+    }
+    false
+}
+
+/// True when `dir` or one of its ancestors within the scope holds an ignore file.
+fn has_rules_above(dir: &str, start: &str, ignore_file_dirs: &HashSet<String>) -> bool {
+    let mut current = dir;
+    loop {
+        if ignore_file_dirs.contains(current) {
+            return true;
+        }
+        if current == start || current.is_empty() {
+            return false;
+        }
+        current = current.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
+
+/// Directory names of version-control internals. The walker never lists
+/// `.git` itself; the others are skipped here.
+const VCS_DIRS: &[&str] = &[".git", ".hg", ".svn", ".bzr", "_darcs", "CVS"];
+
+fn is_vcs_path(path: &Path) -> bool {
+    path.components().any(|c| match c {
+        Component::Normal(name) => name.to_str().is_some_and(|n| VCS_DIRS.contains(&n)),
+        _ => false,
+    })
+}
+
+/// Directory names that hold build outputs, caches and installed
+/// dependencies. `out`, `bin`, `lib` and `env` are left out on purpose:
+/// too many repositories keep source there. `build` and `dist` are in:
+/// real source under those names is rare, and `--path build` still
+/// audits it.
+const BUILD_DIRS: &[&str] = &[
+    "target",
+    "node_modules",
+    "bower_components",
+    "jspm_packages",
+    ".venv",
+    "venv",
+    "__pycache__",
+    ".tox",
+    ".nox",
+    ".eggs",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "site-packages",
+    "dist",
+    "build",
+    "_build",
+    ".build",
+    "vendor",
+    "third_party",
+    ".gradle",
+    ".next",
+    ".nuxt",
+    ".svelte-kit",
+    ".angular",
+    ".parcel-cache",
+    ".dart_tool",
+    ".terraform",
+    ".cache",
+    "Pods",
+    "DerivedData",
+];
+
+fn is_build_dir(name: &str) -> bool {
+    BUILD_DIRS.contains(&name) || name.ends_with(".egg-info")
+}
+
+/// Names that hold credentials so often that the file is never opened.
+/// Everything under these (home-style) directories counts too.
+const SECRET_DIRS: &[&str] = &[".ssh", ".gnupg", ".aws", ".kube", ".docker", ".azure"];
+const SECRET_NAMES: &[&str] = &[
+    ".envrc",
+    ".npmrc",
+    ".pypirc",
+    ".netrc",
+    "_netrc",
+    ".git-credentials",
+    ".htpasswd",
+    ".pgpass",
+    ".my.cnf",
+    ".dockercfg",
+    ".boto",
+    ".s3cfg",
+    "credentials",
+    "kubeconfig",
+    "terraform.tfvars",
+    "secring.gpg",
+];
+const SECRET_EXTENSIONS: &[&str] = &[
+    "pem",
+    "key",
+    "p12",
+    "pfx",
+    "jks",
+    "keystore",
+    "ppk",
+    "kdbx",
+    "kubeconfig",
+    "tfstate",
+    "tfvars",
+    "secret",
+    "secrets",
+    "gpg",
+];
+/// Extensions of data files: `credentials.*` and `secrets.*` with one of
+/// these are skipped, while source files of the same name
+/// (`credentials.rs`, `secrets.py`) are code worth reviewing, and are
+/// collected with their secret-shaped lines redacted.
+const DATA_EXTENSIONS: &[&str] = &[
+    "json",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "xml",
+    "txt",
+    "csv",
+    "conf",
+    "cfg",
+    "env",
+    "properties",
+];
+const SSH_KEY_PREFIXES: &[&str] = &["id_rsa", "id_dsa", "id_ecdsa", "id_ed25519"];
+
+/// Likely secrets by path alone. `.env` and every `.env.*` (also
+/// `.env.example`: telling a template from a copy with real values would
+/// need reading it), SSH keys (also `.pub`: public, but of no use to a
+/// review), key stores, credential files, Terraform state and variables.
+fn is_likely_secret(path: &Path, name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let extension = lower.rsplit_once('.').map(|(_, ext)| ext);
+    let stem = lower.split('.').next().unwrap_or_default();
+    let in_secret_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .and_then(OsStr::to_str)
+        .is_some_and(|parent| SECRET_DIRS.contains(&parent));
+    in_secret_dir
+        || lower == ".env"
+        || lower.starts_with(".env.")
+        || SECRET_NAMES.contains(&lower.as_str())
+        || SSH_KEY_PREFIXES.iter().any(|p| lower.starts_with(p))
+        || extension.is_some_and(|ext| SECRET_EXTENSIONS.contains(&ext))
+        || lower.ends_with(".tfstate.backup")
+        || lower.ends_with(".tfvars.json")
+        || ((stem == "credentials" || stem == "secrets")
+            && extension.is_some_and(|ext| DATA_EXTENSIONS.contains(&ext)))
+        || (lower.starts_with("credentials") && lower.ends_with(".json"))
+        || (lower.starts_with("service-account") && lower.ends_with(".json"))
+        || (lower.starts_with("service_account") && lower.ends_with(".json"))
+}
+
+const LOCKFILES: &[&str] = &[
+    "package-lock.json",
+    "npm-shrinkwrap.json",
+    "pnpm-lock.yaml",
+    "go.sum",
+    "packages.lock.json",
+    "gradle.lockfile",
+    "bun.lockb",
+];
+
+/// Lockfiles: every `*.lock` (`Cargo.lock`, `yarn.lock`, `poetry.lock`,
+/// `Gemfile.lock`, `composer.lock`, `Pipfile.lock`, `flake.lock`…) and
+/// the few that are named otherwise.
+fn is_lockfile(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".lock") || LOCKFILES.contains(&lower.as_str())
+}
+
+fn is_sarif(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    lower.ends_with(".sarif") || lower.ends_with(".sarif.json")
+}
+
+/// The language tokei would give the file, by name only.
+///
+/// `LanguageType::from_path` reads the file for a shebang when the name
+/// has no extension, so it is only called for names with one (where it
+/// looks at names alone); the few extension-less names tokei knows are
+/// matched here.
+fn language(name: &str) -> Option<String> {
+    use tokei::LanguageType;
+    let lower = name.to_ascii_lowercase();
+    let has_extension = Path::new(&lower).extension().is_some();
+    let language = if has_extension {
+        LanguageType::from_path(Path::new(&lower), &tokei::Config::default())
+    } else {
+        match lower.as_str() {
+            "makefile" | "gnumakefile" => Some(LanguageType::Makefile),
+            "dockerfile" => Some(LanguageType::Dockerfile),
+            "justfile" => Some(LanguageType::Just),
+            "rakefile" => Some(LanguageType::Rakefile),
+            "snakefile" => Some(LanguageType::Snakemake),
+            "pkgbuild" => Some(LanguageType::PacmanMakepkg),
+            "build" | "workspace" | "module" => Some(LanguageType::Bazel),
+            _ => None,
+        }
+    };
+    language.map(|language| language.name().to_owned())
+}

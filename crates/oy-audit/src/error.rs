@@ -1,0 +1,60 @@
+//! `AuditError`: what stops an audit, each with advice for the person.
+
+use oy_provider::ProviderError;
+
+/// A failed audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// The workspace or a path in it could not be read.
+    #[error(transparent)]
+    Boundary(#[from] oy_boundary::BoundaryError),
+    /// One file is larger than a chunk may be: reviewing it would need
+    /// truncation, which the audit never does.
+    #[error(
+        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit with a path (oy audit --path DIR), or use a model with a larger context window"
+    )]
+    FileTooLarge {
+        /// The file.
+        path: String,
+        /// Its estimated tokens.
+        tokens: u64,
+        /// What one chunk may hold.
+        budget: u64,
+    },
+    /// The model's window leaves too little room for any file once the
+    /// prompt and the answer are reserved.
+    #[error(
+        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window (set context_window in the config if oy guessed it too small)"
+    )]
+    BudgetTooSmall {
+        /// The window.
+        context_window: u64,
+        /// Tokens reserved.
+        reserve_tokens: u64,
+        /// The smallest chunk budget accepted.
+        min: u64,
+    },
+    /// The repository needs more chunks than allowed.
+    #[error(
+        "the audit needs {needed} chunks, more than the limit of {max}; narrow it with a path (oy audit --path DIR) or a focus, or use a model with a larger context window"
+    )]
+    TooManyChunks {
+        /// Chunks needed.
+        needed: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// Nothing reviewable was found.
+    #[error("no reviewable files in scope ({0}); check the path, or what the skip counts say")]
+    NothingToReview(String),
+    /// The model provider failed (after retries).
+    #[error("the provider failed: {0}")]
+    Provider(#[from] ProviderError),
+    /// The model's answer could not be used.
+    #[error("the model's answer could not be used: {0}")]
+    BadAnswer(String),
+    /// The audit was cancelled.
+    #[error("the audit was cancelled")]
+    Cancelled,
+}

@@ -1,0 +1,32 @@
+//! The no-tools repository audit (DESIGN §7).
+//!
+//! It owns the pipeline `oy audit` runs: [`collect`] reviewable text files
+//! through `oy-boundary` (every skip counted by [`SkipReason`], likely-secret
+//! files never read, secret-shaped lines [`redact`]ed before anything is
+//! sent), build a [`manifest`] and a [`security_index`] of sinks, [`plan`]
+//! chunks from the model's budget (a file too large for a chunk fails
+//! closed, never truncated), [`review`] them with no tools offered (map
+//! prompts in parallel, a reduce step, evidence verified against the
+//! collected text), and render the report ([`render_markdown`],
+//! [`render_sarif`]).
+//!
+//! It must never: offer the model a tool, send a file the collector
+//! skipped or a line it redacted, truncate review input to fit, write a
+//! file (the frontend writes the report through `oy-boundary`), read
+//! environment variables, or print.
+
+mod chunk;
+mod collect;
+mod error;
+mod index;
+mod redact;
+mod report;
+mod review;
+
+pub use chunk::{Chunk, Plan, PlanOptions, plan};
+pub use collect::{CollectOptions, CollectedFile, Collection, SkipReason, collect};
+pub use error::AuditError;
+pub use index::{Category, Manifest, ManifestEntry, SecurityHit, manifest, security_index};
+pub use redact::{Redaction, redact};
+pub use report::{Report, Transparency, carried_forward, render_markdown, render_sarif};
+pub use review::{Finding, Review, ReviewOptions, ReviewProgress, Severity, review, verify};

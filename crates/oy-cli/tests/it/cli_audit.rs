@@ -1,0 +1,182 @@
+//! `oy audit` end to end: the real binary against the scripted mock model.
+//! The central assertion is on the bytes the mock received: no planted
+//! secret — in a secret file or inline in source — ever reaches it.
+
+use std::process::Stdio;
+
+use crate::mock_model::{self, MockModel, Ran, Wire, text};
+use crate::support::Oy;
+
+const NO_FINDINGS: &str = r#"{"findings": []}"#;
+
+/// Secret values planted in the fixture; none may reach the model.
+const PLANTED: &[&str] = &[
+    "AKIAZZZZ7EXAMPLE1234",
+    "wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRETKEY",
+    "ghp_0123456789abcdefghijABCDEFGHIJ0123456789",
+    "sk-proj-Zq8vT2mK9pL4xR7nB3cW6yH1jF5dS0aE",
+    "xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx",
+    "MIIEowIBAAKCAQEAplantedprivatekeybody",
+    "DOTENV-SECRET-VALUE-91f2",
+    "SSH-KEY-FILE-BODY-55ab",
+    "PEM-FILE-BODY-77cd",
+    "NPMRC-TOKEN-33ef",
+    "TFSTATE-SECRET-19aa",
+    "IGNORED-FILE-CONTENT-42",
+];
+
+fn fixture() -> Oy {
+    let oy = Oy::new();
+    oy.file(
+        "src/main.py",
+        "import subprocess\n\ndef run(cmd):\n    return subprocess.run(cmd, shell=True)\n",
+    );
+    oy.file(
+        "src/config.py",
+        "REGION = 'eu-west-1'\nAWS_ACCESS_KEY_ID = 'AKIAZZZZ7EXAMPLE1234'\n\
+         aws_secret_access_key = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYzzSECRETKEY'\nDEBUG = False\n",
+    );
+    oy.file(
+        "deploy/ci.yml",
+        "steps:\n  - run: echo hi\n    env:\n      GH: ghp_0123456789abcdefghijABCDEFGHIJ0123456789\n",
+    );
+    oy.file(
+        "src/llm.ts",
+        "const key = \"sk-proj-Zq8vT2mK9pL4xR7nB3cW6yH1jF5dS0aE\";\nexport const slack = \"xoxb-1234567890-0987654321-AbCdEfGhIjKlMnOpQrStUvWx\";\n",
+    );
+    oy.file(
+        "src/keys.rs",
+        "const KEY: &str = \"\n-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEAplantedprivatekeybody\n-----END RSA PRIVATE KEY-----\n\";\nfn main() {}\n",
+    );
+    oy.file(".env", "API_TOKEN=DOTENV-SECRET-VALUE-91f2\n");
+    oy.file("id_ed25519", "SSH-KEY-FILE-BODY-55ab\n");
+    oy.file("certs/server.pem", "PEM-FILE-BODY-77cd\n");
+    oy.file(".npmrc", "//registry/:_authToken=NPMRC-TOKEN-33ef\n");
+    oy.file(
+        "infra/terraform.tfstate",
+        "{\"secret\": \"TFSTATE-SECRET-19aa\"}\n",
+    );
+    oy.file(".gitignore", "generated/\n");
+    oy.file("generated/out.txt", "IGNORED-FILE-CONTENT-42\n");
+    oy.file("Cargo.lock", "# lock\n");
+    oy.file("node_modules/left-pad/index.js", "module.exports = 1;\n");
+    oy
+}
+
+fn audit(oy: &Oy, mock: &MockModel, args: &[&str]) -> Ran {
+    let mut cmd = mock_model::oy_command(oy, mock);
+    cmd.args([
+        "audit",
+        "--model",
+        "mock-model",
+        "--wire-api",
+        mock.wire.flag(),
+    ])
+    .args(args)
+    .stdin(Stdio::null());
+    let out = cmd.output().unwrap();
+    Ran {
+        code: out.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+#[test]
+fn no_planted_secret_reaches_the_model_and_a_report_is_written() {
+    for wire in Wire::BOTH {
+        let oy = fixture();
+        let mock = mock_model::start(wire, vec![text(NO_FINDINGS), text(NO_FINDINGS)]);
+        let out = audit(&oy, &mock, &[]);
+        assert_eq!(out.code, 0, "{wire:?}: {}", out.stderr);
+        let sent: String = mock
+            .requests()
+            .iter()
+            .map(|request| request.to_string())
+            .collect();
+        assert!(!sent.is_empty());
+        for secret in PLANTED {
+            assert!(!sent.contains(secret), "{wire:?}: {secret} was sent");
+        }
+        assert!(sent.contains("subprocess.run"), "source text was sent");
+        assert!(
+            sent.contains("[redacted: "),
+            "inline secrets became markers"
+        );
+        for request in mock.requests() {
+            assert!(
+                mock_model::tool_names(&request).is_empty(),
+                "the audit offers no tools"
+            );
+        }
+        let report = oy.read("ISSUES.md");
+        assert!(report.contains("mock-model"), "{report}");
+        assert!(report.to_lowercase().contains("skipped"), "{report}");
+    }
+}
+
+#[test]
+fn dry_run_prints_the_plan_and_sends_nothing() {
+    let oy = fixture();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &["--dry-run"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(mock.requests().is_empty(), "dry run sent a request");
+    assert!(out.stdout.contains("src/main.py"), "{}", out.stdout);
+    assert!(!out.stdout.contains("id_ed25519  "), "{}", out.stdout);
+    assert!(out.stdout.contains("nothing was sent"), "{}", out.stdout);
+    for secret in PLANTED {
+        assert!(!out.stdout.contains(secret), "{secret} printed");
+    }
+    assert!(!oy.root.join("ISSUES.md").exists());
+}
+
+#[test]
+fn a_file_too_large_for_a_chunk_fails_closed_and_sends_nothing() {
+    let oy = Oy::new();
+    oy.file("small.rs", "fn main() {}\n");
+    oy.file(
+        "big.rs",
+        &"// a long line of code that fills the chunk\n".repeat(4000),
+    );
+    let config = oy.data.with_file_name("config").join("oy");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "context_window = 16384\n").unwrap();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &["--max-file-bytes", "10000000"]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("big.rs"), "{}", out.stderr);
+    assert!(out.stderr.contains("larger context"), "{}", out.stderr);
+    assert!(mock.requests().is_empty());
+    assert!(!oy.root.join("ISSUES.md").exists());
+}
+
+#[test]
+fn out_outside_the_workspace_is_a_usage_error() {
+    let oy = fixture();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &["--out", "../outside/report.md"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn sarif_output_is_written_where_asked() {
+    let oy = fixture();
+    let finding = r#"{"findings": [{"severity": "high", "title": "Shell injection", "file": "src/main.py", "line": 4, "evidence": "subprocess.run(cmd, shell=True)", "explanation": "cmd reaches a shell", "fix": "pass a list"}]}"#;
+    let mock = mock_model::start(Wire::Chat, vec![text(finding), text(finding)]);
+    let out = audit(
+        &oy,
+        &mock,
+        &["--format", "sarif", "--out", "reports/audit.sarif"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let sarif: serde_json::Value = serde_json::from_str(&oy.read("reports/audit.sarif")).unwrap();
+    assert_eq!(sarif["version"], "2.1.0");
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results.len(), 1, "{sarif}");
+    assert_eq!(
+        results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+        "src/main.py"
+    );
+}
