@@ -38,7 +38,7 @@ pub struct PlanOptions {
     /// drops on very long prompts, so a million-token window still gets
     /// chunks of a readable size.
     pub max_chunk_tokens: u64,
-    /// Bytes per token for the estimate (conservative: 3.5).
+    /// Bytes per token for the estimate (conservative: 3.0; code runs 3.5–4).
     pub bytes_per_token: f64,
 }
 
@@ -46,10 +46,12 @@ impl Default for PlanOptions {
     fn default() -> Self {
         Self {
             context_window: 32_768,
-            reserve_tokens: 8_192,
+            // Instructions, the manifest (≤ 100 entries) and index excerpt
+            // (≤ 200 hits), and the answer.
+            reserve_tokens: 12_288,
             max_chunks: 64,
             max_chunk_tokens: 120_000,
-            bytes_per_token: 3.5,
+            bytes_per_token: 3.0,
         }
     }
 }
@@ -102,9 +104,14 @@ const FALLBACK_BYTES_PER_TOKEN: f64 = 1.0;
 /// Estimated tokens of `file` in a prompt: its text, its path and the
 /// per-file framing, rounded up.
 pub(crate) fn file_tokens(file: &CollectedFile, bytes_per_token: f64) -> u64 {
+    // The review numbers every line (`N| `): on short lines that prefix is
+    // most of the text, and leaving it out let a request exceed the window.
+    let lines = file.text.lines().count();
+    let prefix = lines.saturating_mul(lines.max(1).to_string().len() + 2);
     let bytes = file
         .text
         .len()
+        .saturating_add(prefix)
         .saturating_add(file.path.len())
         .saturating_add(FILE_HEADER_BYTES);
     tokens_for(bytes, bytes_per_token)

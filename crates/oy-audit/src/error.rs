@@ -45,6 +45,14 @@ pub enum AuditError {
         /// The limit.
         max: usize,
     },
+    /// The scope goes through a symlink.
+    #[error(
+        "{path} is a symlink; the audit never follows links (its target could be a file the audit must not send): pass the real path"
+    )]
+    LinkedScope {
+        /// The linked component.
+        path: String,
+    },
     /// Nothing reviewable was found.
     #[error("no reviewable files in scope ({0}); check the path, or what the skip counts say")]
     NothingToReview(String),

@@ -22,6 +22,7 @@ mod index;
 mod redact;
 mod report;
 mod review;
+mod scope;
 
 pub use chunk::{Chunk, Plan, PlanOptions, plan};
 pub use collect::{CollectOptions, CollectedFile, Collection, SkipReason, collect};
@@ -30,3 +31,4 @@ pub use index::{Category, Manifest, ManifestEntry, SecurityHit, manifest, securi
 pub use redact::{Redaction, redact};
 pub use report::{Report, Transparency, carried_forward, render_markdown, render_sarif};
 pub use review::{Finding, Review, ReviewOptions, ReviewProgress, Severity, review, verify};
+pub use scope::check_scope;

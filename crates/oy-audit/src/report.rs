@@ -205,9 +205,12 @@ fn render_finding(out: &mut String, finding: &Finding) {
         severity_name(finding.severity).to_uppercase(),
         prose(&one_line(&finding.title))
     );
+    // A path is data: a newline in a file name must not start a forged
+    // heading in the report.
+    let file = one_line(&finding.file);
     let location = match finding.line {
-        Some(line) => format!("{}:{line}", finding.file),
-        None => finding.file.clone(),
+        Some(line) => format!("{file}:{line}"),
+        None => file,
     };
     out.push_str(&code_span(&location));
     if !finding.verified {
@@ -285,7 +288,9 @@ fn longest_backtick_run(text: &str) -> usize {
 fn prose(text: &str) -> String {
     text.lines()
         .map(|line| {
-            let line = line.replace("<!--", "&lt;!--").replace("-->", "--&gt;");
+            // No raw HTML from the model: a tag could hide the rest of the
+            // report (`<details>`, a comment) or load a tracking image.
+            let line = line.replace('<', "&lt;").replace('>', "&gt;");
             if line.trim_start().starts_with('#') {
                 format!("\\{}", line.trim_start())
             } else {

@@ -57,5 +57,9 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
 
 #[expect(clippy::print_stderr, reason = "the binary's own error report")]
 fn report(error: &anyhow::Error) {
-    eprintln!("oy: error: {error:#}");
+    // Error texts can carry file names and server answers.
+    eprintln!(
+        "oy: error: {}",
+        render::terminal_safe(&format!("{error:#}"))
+    );
 }

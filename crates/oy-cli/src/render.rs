@@ -264,6 +264,21 @@ pub(crate) fn terminal_safe(text: &str) -> String {
         .collect()
 }
 
+/// [`terminal_safe`], and on one line: a newline in a file name must not
+/// forge lines of a listing.
+pub(crate) fn terminal_line(text: &str) -> String {
+    terminal_safe(text)
+        .chars()
+        .map(|c| {
+            if c == '\n' || c == '\t' {
+                '\u{fffd}'
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// `text` on one line, cut to `max` characters, made terminal-safe.
 fn one_line(text: &str, max: usize) -> String {
     let flat: String = terminal_safe(text)

@@ -7,6 +7,10 @@ use std::collections::HashMap;
 use super::Finding;
 use crate::collect::Collection;
 
+/// Quoted evidence shorter than this (after whitespace is collapsed)
+/// leaves a finding unverified.
+const MIN_EVIDENCE_CHARS: usize = 8;
+
 /// Checks each finding's file, line and evidence against the collected
 /// text; sets `verified`. Returns the findings kept and how many were
 /// dropped (a file that was not collected at all).
@@ -16,7 +20,8 @@ use crate::collect::Collection;
 /// - evidence (whitespace-normalised, `N| ` prefixes stripped, `...`
 ///   elisions split) not found in the file: unverified (near the line or
 ///   anywhere else both count, so there is no separate window check);
-/// - otherwise verified (empty evidence rests on the file and line alone).
+/// - evidence shorter than [`MIN_EVIDENCE_CHARS`] (or none): unverified;
+/// - otherwise verified.
 pub fn verify(findings: Vec<Finding>, collection: &Collection) -> (Vec<Finding>, usize) {
     let texts: HashMap<&str, &str> = collection
         .files
@@ -40,7 +45,13 @@ pub fn verify(findings: Vec<Finding>, collection: &Collection) -> (Vec<Finding>,
             verified = false;
         }
         let fragments = evidence_fragments(&finding.evidence);
-        if verified && !fragments.is_empty() {
+        // Evidence too short to pin anything down (empty, `x`) proves
+        // nothing: a forged or careless finding must not read as verified.
+        let quoted: usize = fragments.iter().map(String::len).sum();
+        if quoted < MIN_EVIDENCE_CHARS {
+            verified = false;
+        }
+        if verified {
             verified = fragments
                 .iter()
                 .all(|fragment| normalised.contains(fragment));

@@ -189,7 +189,7 @@ fn oversized_file_fails_closed_with_advice() {
         panic!("expected FileTooLarge, got {err:?}");
     };
     assert_eq!(path, "src/huge.rs");
-    assert_eq!(*budget, 32_768 - 8_192);
+    assert_eq!(*budget, 32_768 - 12_288);
     assert!(*tokens > *budget);
     let message = err.to_string();
     assert!(message.contains("src/huge.rs"), "{message}");
@@ -199,10 +199,11 @@ fn oversized_file_fails_closed_with_advice() {
 
 #[test]
 fn file_exactly_at_the_budget_fits() {
-    // 3.5 bytes per token: text + path + 64 header bytes = budget * 3.5.
+    // 3 bytes per token: one line of text + its `1| ` prefix (3 bytes) +
+    // path + 64 header bytes = budget * 3.
     let budget = 2048u64;
     let path = "src/edge.rs";
-    let text = "x".repeat((budget as usize * 7) / 2 - path.len() - 64);
+    let text = "x".repeat(budget as usize * 3 - 3 - path.len() - 64);
     let c = collection(vec![file(path, &text, None)]);
     let p = plan(&c, &[], &options(budget + 1000, 1000, 4)).unwrap();
     assert_eq!(p.chunks[0].tokens, budget);
@@ -264,7 +265,8 @@ fn unusable_bytes_per_token_falls_back_to_one_token_per_byte() {
         let mut o = PlanOptions::default();
         o.bytes_per_token = ratio;
         let p = plan(&c, &[], &o).unwrap();
-        assert_eq!(p.chunks[0].tokens, (6 + 5 + 64) as u64, "{ratio}");
+        // "hello\n" + its `1| ` prefix + the path + the header.
+        assert_eq!(p.chunks[0].tokens, (6 + 3 + 5 + 64) as u64, "{ratio}");
     }
 }
 

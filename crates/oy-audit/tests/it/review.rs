@@ -660,7 +660,9 @@ fn verify_checks_file_line_and_evidence_against_the_collected_text() {
             Some(1),
             true,
         ),
-        (finding("src/a.rs", Some(4), ""), Some(4), true),
+        // No evidence, or too little to pin anything down: unverified.
+        (finding("src/a.rs", Some(4), ""), Some(4), false),
+        (finding("src/a.rs", Some(4), "x"), Some(4), false),
         (finding("src/a.rs", None, "println!"), None, true),
         // Found, but far from the cited line: the quote is what counts.
         (finding("src/a.rs", Some(4), "fn main()"), Some(4), true),

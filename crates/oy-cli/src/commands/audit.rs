@@ -17,7 +17,7 @@ use crate::agent_setup::runtime;
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
-use crate::render::{Style, terminal_safe};
+use crate::render::{Style, terminal_line, terminal_safe};
 
 pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let workspace = Workspace::open(&config.root)
@@ -30,6 +30,11 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let out_path = workspace
         .path(&out)
         .map_err(|error| UsageError::new(format!("--out {out}: {error}")))?;
+    check_out(&workspace, &out, &out_path)?;
+    if let Some(scope) = &args.path {
+        oy_audit::check_scope(&workspace, scope)
+            .map_err(|error| UsageError::new(format!("--path {scope}: {error}")))?;
+    }
     let options = collect_options(args, &out);
     let collection = oy_audit::collect(&workspace, &options)?;
     let manifest = oy_audit::manifest(&collection.files);
@@ -54,7 +59,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
 
     let focus = (!args.focus.is_empty()).then(|| args.focus.join(" "));
     let previous = match workspace.read_text(&out_path, 8 * 1024 * 1024) {
-        Ok(text) if args.format == AuditFormat::Markdown => oy_audit::carried_forward(&text),
+        Ok(text) if args.format == AuditFormat::Markdown => carried(&text),
         _ => Vec::new(),
     };
     let command = command_line(args);
@@ -134,6 +139,58 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         }
         Ok(Exit::Ok)
     })
+}
+
+/// The report path must be a file oy may replace: not a symlink (the
+/// repository would choose which file is overwritten), not a directory,
+/// not inside version-control internals (`.git/hooks`, `.git/config`).
+fn check_out(
+    workspace: &Workspace,
+    out: &str,
+    out_path: &oy_boundary::WorkspacePath,
+) -> Result<()> {
+    let vcs = out
+        .trim_start_matches("./")
+        .split('/')
+        .any(|part| matches!(part, ".git" | ".hg" | ".svn" | ".bzr" | "_darcs"));
+    if vcs {
+        return Err(UsageError::new(format!(
+            "--out {out}: the report cannot go inside version-control internals"
+        ))
+        .into());
+    }
+    match workspace.symlink_metadata(out_path) {
+        Ok(meta) if meta.kind == oy_boundary::FileKind::Symlink => Err(UsageError::new(format!(
+            "{out} is a symlink; oy will not write the report through it (remove it, or pass --out)"
+        ))
+        .into()),
+        Ok(meta) if meta.kind != oy_boundary::FileKind::File => Err(UsageError::new(format!(
+            "{out} exists and is not a regular file; pass --out with a file path"
+        ))
+        .into()),
+        _ => Ok(()),
+    }
+}
+
+/// Findings carried forward from an earlier report: the file is part of
+/// the repository, so its text is untrusted — secret-shaped lines are
+/// redacted like any file's, and every finding must be verified again.
+fn carried(text: &str) -> Vec<oy_audit::Finding> {
+    oy_audit::carried_forward(text)
+        .into_iter()
+        .map(|mut finding| {
+            for field in [
+                &mut finding.title,
+                &mut finding.evidence,
+                &mut finding.explanation,
+                &mut finding.fix,
+            ] {
+                *field = oy_audit::redact(field).0;
+            }
+            finding.verified = false;
+            finding
+        })
+        .collect()
 }
 
 fn collect_options(args: &AuditArgs, out: &str) -> CollectOptions {
@@ -230,7 +287,7 @@ fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source:
         let _ = writeln!(
             stdout,
             "  {}  {} bytes  {} lines{}",
-            terminal_safe(&file.path),
+            terminal_line(&file.path),
             file.bytes,
             file.lines,
             file.language
@@ -248,7 +305,7 @@ fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source:
             .map(|paths| {
                 paths
                     .iter()
-                    .map(|path| terminal_safe(path))
+                    .map(|path| terminal_line(path))
                     .collect::<Vec<_>>()
                     .join(", ")
             })
@@ -283,7 +340,11 @@ fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source:
 
 /// An audit that cannot go on: the error's advice, exit 1.
 fn fail_closed(error: &AuditError) -> Result<Exit> {
-    note(&format!("oy: audit stopped: {error}"));
+    // Errors name files, and file names come from the repository.
+    note(&format!(
+        "oy: audit stopped: {}",
+        terminal_safe(&error.to_string())
+    ));
     Ok(Exit::Failed)
 }
 

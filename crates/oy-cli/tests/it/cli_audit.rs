@@ -180,3 +180,29 @@ fn sarif_output_is_written_where_asked() {
         "src/main.py"
     );
 }
+
+#[test]
+fn a_report_path_that_is_a_symlink_or_in_git_internals_is_refused_before_any_work() {
+    let oy = fixture();
+    std::os::unix::fs::symlink(".env", oy.root.join("ISSUES.md")).unwrap();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &[]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("symlink"), "{}", out.stderr);
+    let out = audit(&oy, &mock, &["--out", ".git/hooks/pre-commit"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(mock.requests().is_empty());
+    assert_eq!(oy.read(".env"), "API_TOKEN=DOTENV-SECRET-VALUE-91f2\n");
+}
+
+#[test]
+fn a_scope_through_a_symlink_is_refused_and_its_target_never_sent() {
+    let oy = fixture();
+    std::fs::create_dir_all(oy.root.join("docs")).unwrap();
+    std::os::unix::fs::symlink("../.env", oy.root.join("docs/NOTES.md")).unwrap();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &["--path", "docs/NOTES.md"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("symlink"), "{}", out.stderr);
+    assert!(mock.requests().is_empty());
+}
