@@ -7,6 +7,7 @@
 
 mod bench;
 mod bench_agent;
+mod bench_audit;
 mod codegen;
 mod tidy;
 
@@ -32,12 +33,17 @@ commands:
            then, when rg is on PATH, times oy-tools' search_tree example
            against rg / rg --files on the same tree (median of 7 runs) and
            prints `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and
-           skips the comparison; then `bench agent`
+           skips the comparison; then `bench agent` and `bench audit`
   bench agent
            only the whole-process agent benchmark: `oy run` on a 10-step
            scripted task against oy-cli's mock_model example (wall, CPU,
            peak RSS, time to first request, bytes per request; median of 5
            runs) and `oy --version` (median of 20), against the goals
+  bench audit
+           only the whole-process audit benchmark: `oy audit --dry-run`
+           (collect, redact, index, plan) on a generated ~24,000-file
+           repository under the temp dir (wall, CPU, peak RSS; median of 5
+           runs), and code2prompt / repomix on the same tree when installed
 ";
 
 fn main() -> ExitCode {
@@ -49,10 +55,14 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => {
             bench_agent::bench_agent()
         }
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => {
+            bench_audit::bench_audit()
+        }
         Some("bench") => {
             let rest = args.get(1..).unwrap_or_default();
             bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
                 .and_then(|()| bench_agent::bench_agent())
+                .and_then(|()| bench_audit::bench_audit())
         }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
