@@ -589,3 +589,121 @@ fn skip_reason_names_are_kebab_case_and_match_serde() {
         assert_eq!(json, format!("\"{}\"", reason.name()));
     }
 }
+
+/// Names the first rules let through: each row must be refused as a
+/// likely secret, also when a scope names it alone.
+const NEW_SECRET_FILES: &[&str] = &[
+    // 7. Secret directories at any depth, and gcloud's.
+    ".aws/sso/cache/abc.json",
+    ".ssh/keys/deploy",
+    "home/.kube/cache/discovery/x.json",
+    "home/.docker/contexts/meta/m.json",
+    "home/.azure/msal/token_cache.json",
+    "home/.gnupg/private-keys-v1.d/k.txt",
+    ".config/gcloud/credentials.db",
+    "home/.config/gcloud/access_tokens.db",
+    // 8. Env files in every spelling.
+    "prod.env",
+    "config/app.env",
+    ".env-staging",
+    ".env_local",
+    ".envs/.production/.django",
+    // Credentials and secrets files, and their backups.
+    "credentials.json.bak",
+    "config/credentials.yml.old",
+    "credentials-prod",
+    "secrets",
+    "config/secrets.yaml.orig",
+    "secrets_backup.json",
+    "config/secrets.yml~",
+    "deploy/server.pem.bak",
+    "deploy/tls.key.1",
+    "deploy/tls.key.backup",
+    // Kubeconfigs.
+    "kubeconfig.yaml",
+    "kubeconfig-prod",
+    "deploy/prod.kubeconfig.yaml",
+    "k8s/admin.conf",
+    "kubernetes/controller-manager.conf",
+    // Other credential stores.
+    "pgpass",
+    "auth/htpasswd",
+    "application_default_credentials.json",
+    "docker/config.json",
+];
+
+/// Source files named like secrets: collected, with line redaction.
+const SECRET_NAMED_SOURCE: &[&str] = &[
+    "src/credentials.rs",
+    "app/secrets.py",
+    "docs/kubeconfig.md",
+    "nginx/admin.conf",
+    "config/config.json",
+];
+
+fn secret_names_fixture() -> tempfile::TempDir {
+    let root = tempfile::Builder::new()
+        .prefix("audit-names")
+        .tempdir()
+        .unwrap();
+    for (index, name) in NEW_SECRET_FILES.iter().enumerate() {
+        write(
+            root.path(),
+            name,
+            format!("value = PLANTED-FILE-SECRET-{index}\n"),
+        );
+    }
+    for name in SECRET_NAMED_SOURCE {
+        write(root.path(), name, "def load():\n    return None\n");
+    }
+    root
+}
+
+#[test]
+fn each_new_secret_name_is_refused_even_as_the_scope() {
+    let root = secret_names_fixture();
+    let workspace = Workspace::open(root.path()).unwrap();
+    let mut failures = Vec::new();
+    for name in NEW_SECRET_FILES {
+        let collection = collect(
+            &workspace,
+            &options_with(|o| {
+                o.scope = Some((*name).to_owned());
+            }),
+        )
+        .unwrap();
+        if !collection.files.is_empty()
+            || collection.skipped != BTreeMap::from([(SkipReason::LikelySecret, 1)])
+        {
+            failures.push(format!("{name}: {:?}", collection.skipped));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn new_secret_names_are_never_collected_and_source_names_are() {
+    let root = secret_names_fixture();
+    let workspace = Workspace::open(root.path()).unwrap();
+    let collection = collect(
+        &workspace,
+        &options_with(|o| {
+            o.include_hidden = true;
+            o.include_ignored = true;
+        }),
+    )
+    .unwrap();
+    let sent: String = collection.files.iter().map(|f| f.text.as_str()).collect();
+    assert!(
+        !sent.contains("PLANTED-FILE-SECRET"),
+        "{:?}",
+        paths(&collection)
+    );
+    assert_eq!(
+        collection.skipped[&SkipReason::LikelySecret],
+        NEW_SECRET_FILES.len()
+    );
+    let mut source: Vec<&str> = SECRET_NAMED_SOURCE.to_vec();
+    source.sort_unstable();
+    assert_eq!(paths(&collection), source);
+}

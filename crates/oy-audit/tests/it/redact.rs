@@ -263,3 +263,347 @@ proptest! {
         prop_assert!(again.is_empty());
     }
 }
+
+/// A base64 token body (no real secret; assembled so no scanner flags it).
+const TOKEN_BODY: &str = concat!("Zk9x", "Q2mT7rWv8LpN3sYb6HcJ");
+
+/// Canaries that got through the first redactor: `(line, kind)`, each
+/// whole line must become the marker. One row per reviewed shape.
+fn canary_cases() -> Vec<(String, &'static str)> {
+    let g = "generic-secret";
+    vec![
+        // 1. The secret word anywhere in the name.
+        (format!("SECRET_KEY_BASE={GENERIC_VALUE}"), g),
+        (format!("API_TOKEN_PROD={GENERIC_VALUE}"), g),
+        (format!("DB_PASS: {PASSWORD_VALUE}"), g),
+        (format!("DB_PW={PASSWORD_VALUE}"), g),
+        (format!("AUTH_HEADER_VALUE=\"{GENERIC_VALUE}\""), g),
+        (format!("GOOGLE_CREDENTIALS_JSON='{GENERIC_VALUE}'"), g),
+        (
+            format!("SENTRY_DSN=https://{GENERIC_VALUE}@o1.ingest.sentry.io/42"),
+            g,
+        ),
+        (format!("SENTRY_DSN_PROD={GENERIC_VALUE}"), g),
+        (format!("PRIVATE_SIGNING_MATERIAL={GENERIC_VALUE}"), g),
+        (format!("apiKeyProd: \"{GENERIC_VALUE}\""), g),
+        // 2. Password-like names: letters only, spaces, a leading `$`.
+        ("ADMIN_PASSWORD=CANARYzeroTwoSecretWord".to_owned(), g),
+        ("spring.datasource.password=CANARYtenPassword".to_owned(), g),
+        ("password: \"CANARY correct horse battery\"".to_owned(), g),
+        ("DB_PASSWORD=\"$CANARY20x\"".to_owned(), g),
+        ("client_secret = 'CANARY two words'".to_owned(), g),
+        ("pwd=CANARYpwd".to_owned(), g),
+        ("$db_pass = 'CANARYphp';".to_owned(), g),
+        // 3. Call forms and XML.
+        ("define( 'DB_PASSWORD', 'CANARYdefine01' );".to_owned(), g),
+        (format!("define('AUTH_KEY', '{GENERIC_VALUE}');"), g),
+        (
+            "config.set(\"db.password\", \"CANARYsetPair\");".to_owned(),
+            g,
+        ),
+        (
+            format!("headers.put(\"X-Api-Token\",\"{GENERIC_VALUE}\")"),
+            g,
+        ),
+        ("<password>CANARYxmlPassword</password>".to_owned(), g),
+        (format!("  <secret>{GENERIC_VALUE}</secret>"), g),
+        (format!("<token type=\"bearer\">{GENERIC_VALUE}</token>"), g),
+        // 6. New shapes.
+        (
+            format!("    client-key-data: LS0tLS1CRUdJTi{TOKEN_BODY}=="),
+            "base64-pem",
+        ),
+        (
+            format!("PRIVATE_KEY_B64=LS0tLS1CRUdJTi{TOKEN_BODY}"),
+            "base64-pem",
+        ),
+        (
+            format!("Authorization: Bearer {TOKEN_BODY}"),
+            "bearer-token",
+        ),
+        (
+            format!("fetch(url, {{ headers: {{ Authorization: `Bearer {TOKEN_BODY}` }} }})"),
+            "bearer-token",
+        ),
+        // base64("admin:CANARYbasic")
+        (
+            "Authorization: Basic YWRtaW46Q0FOQVJZYmFzaWM=".to_owned(),
+            "basic-auth",
+        ),
+        (
+            "REDIS_URL=redis://:CANARYredis@cache:6379/0".to_owned(),
+            "url-credentials",
+        ),
+        (
+            "ftp://deploy:C9@files.internal/CANARY".to_owned(),
+            "url-credentials",
+        ),
+        (
+            "curl -u admin:CANARYcurl https://api.internal/".to_owned(),
+            "cli-password",
+        ),
+        (
+            "curl --user 'deploy:CANARYcurl2' -X POST https://x/".to_owned(),
+            "cli-password",
+        ),
+        (
+            "mysql -h db -u root -pCANARYmysql app < dump.sql".to_owned(),
+            "cli-password",
+        ),
+        (
+            "docker login -u ci -p CANARYdocker registry.example.org".to_owned(),
+            "cli-password",
+        ),
+        (
+            "docker login --password=CANARYdocker2 ghcr.io".to_owned(),
+            "cli-password",
+        ),
+        (
+            format!(
+                "https://acct.blob.core.windows.net/c/b?sv=2022-11-02&se=2030-01-01&sr=b&sp=r&sig={TOKEN_BODY}%3D"
+            ),
+            "azure-sas",
+        ),
+        (
+            format!("url = \"https://discord.com/api/webhooks/123456789012345678/{TOKEN_BODY}\""),
+            "discord-webhook",
+        ),
+        (
+            format!(
+                "TEAMS=https://contoso.webhook.office.com/webhookb2/{TOKEN_BODY}@{TOKEN_BODY}/IncomingWebhook/abc"
+            ),
+            "teams-webhook",
+        ),
+        // base64("ci:CANARYdockerauth")
+        (
+            "\"auth\": \"Y2k6Q0FOQVJZZG9ja2VyYXV0aA==\"".to_owned(),
+            "docker-auth",
+        ),
+        (
+            format!("  .dockerconfigjson: eyJhdXRocyI6{TOKEN_BODY}"),
+            "docker-config",
+        ),
+    ]
+}
+
+#[test]
+fn redacts_each_canary_shape() {
+    let mut failures = Vec::new();
+    for (line, kind) in canary_cases() {
+        let text = format!("before\n{line}\nafter\n");
+        let (redacted, redactions) = redact(&text);
+        let indent: String = line.chars().take_while(|c| c.is_whitespace()).collect();
+        if redacted != format!("before\n{indent}[redacted: {kind}]\nafter\n")
+            || redactions != vec![Redaction { line: 2, kind }]
+        {
+            failures.push(format!("{line}\n  want {kind}, got {redactions:?}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Multi-line canaries: `(text, redacted line numbers)`; every other line
+/// must survive unchanged.
+fn block_cases() -> Vec<(String, Vec<usize>)> {
+    let begin = |kind: &str| format!("-----BEGIN {kind}{}-----", "PRIVATE KEY");
+    let end = |kind: &str| format!("-----END {kind}{}-----", "PRIVATE KEY");
+    vec![
+        // 4. YAML block scalars and bare keys with indented values.
+        (
+            "db:\n  password: >-\n    CANARY folded\n    secret words\n  host: db\n".to_owned(),
+            vec![3, 4],
+        ),
+        (
+            format!("api_key: |\n  {GENERIC_VALUE}\n  {GENERIC_VALUE}\nname: app\n"),
+            vec![2, 3],
+        ),
+        (
+            "secret:\n  CANARYplainScalarValue\nport: 80\n".to_owned(),
+            vec![2],
+        ),
+        (
+            "- name: x\n  token: |+\n\n    CANARYkeepToken\nnext: 1\n".to_owned(),
+            vec![4],
+        ),
+        // 5. PEM blocks whatever prefixes their lines carry.
+        (
+            format!(
+                "KEY = b\"{}\\n\"\nb\"{KEY_BODY}\\n\"\nb\"CANARY-with-dashes and spaces\\n\"\nb\"{}\\n\"\nx = 1\n",
+                begin("RSA "),
+                end("RSA ")
+            ),
+            vec![1, 2, 3, 4],
+        ),
+        (
+            format!(
+                "> {}\n> {KEY_BODY}\n> CANARY: quoted mail body!\n> {}\nthanks\n",
+                begin("EC "),
+                end("EC ")
+            ),
+            vec![1, 2, 3, 4],
+        ),
+        (
+            format!(
+                "@@ -1 +1 @@\n+{}\n+{KEY_BODY}\n-CANARY removed line (old)\n+{}\n context\n",
+                begin("OPENSSH "),
+                end("OPENSSH ")
+            ),
+            vec![2, 3, 4, 5],
+        ),
+        (
+            format!(
+                "/*\n * {}\n * {KEY_BODY}\n * CANARY line: with prose.\n * {}\n */\n",
+                begin("ENCRYPTED "),
+                end("ENCRYPTED ")
+            ),
+            vec![2, 3, 4, 5],
+        ),
+        (
+            format!(
+                "// -----BEGIN PGP {k} BLOCK-----\n// Version: CANARY 1.0 (comment)\n// {KEY_BODY}\n// -----END PGP {k} BLOCK-----\nfn f() {{}}\n",
+                k = "PRIVATE KEY"
+            ),
+            vec![1, 2, 3, 4],
+        ),
+        (
+            format!(
+                "# {}\n# {KEY_BODY}\n# CANARY = not base64!\n# {}\n",
+                begin(""),
+                end("")
+            ),
+            vec![1, 2, 3, 4],
+        ),
+        // 6. JWK private members, in a file that holds a JWK.
+        (
+            format!(
+                "{{\n  \"kty\": \"RSA\",\n  \"n\": \"{TOKEN_BODY}\",\n  \"e\": \"AQAB\",\n  \"d\": \"{TOKEN_BODY}\",\n  \"p\": \"{TOKEN_BODY}\"\n}}\n"
+            ),
+            vec![5, 6],
+        ),
+    ]
+}
+
+#[test]
+fn redacts_each_multi_line_canary() {
+    let mut failures = Vec::new();
+    for (text, expected) in block_cases() {
+        let (redacted, redactions) = redact(&text);
+        let numbers: Vec<usize> = redactions.iter().map(|r| r.line).collect();
+        if numbers != expected {
+            failures.push(format!("{text}\n  want {expected:?}, got {numbers:?}"));
+            continue;
+        }
+        for (index, (got, want)) in redacted.lines().zip(text.lines()).enumerate() {
+            if expected.contains(&(index + 1)) {
+                assert!(got.contains("[redacted: "), "line {}: {got}", index + 1);
+            } else {
+                assert_eq!(got, want, "line {}", index + 1);
+            }
+        }
+        assert!(!redacted.contains("CANARY"), "{redacted}");
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// More lines than a key block may span.
+const MAX_GAP: usize = 201;
+
+#[test]
+fn a_begin_marker_without_an_end_costs_little() {
+    // A parser mentioning the marker, with no END within reach, many times.
+    let mut text = String::new();
+    for _ in 0..2_000 {
+        text.push_str(&format!("if l.starts_with(\"{}\") {{\n", pem_begin()));
+        text.push_str(&"    fn body() {}\n".repeat(3));
+    }
+    text.push_str(&"x\n".repeat(MAX_GAP));
+    text.push_str(&format!("const END: &str = \"{}\";\n", pem_end()));
+    let (_, redactions) = redact(&text);
+    assert_eq!(redactions.len(), 2_000);
+    // Once, with the END line out of reach.
+    let mut text = format!("const MARKER: &str = \"{}\";\n", pem_begin());
+    text.push_str(&"fn body() {}\n".repeat(300));
+    text.push_str(&format!("const END: &str = \"{}\";\n", pem_end()));
+    let (redacted, redactions) = redact(&text);
+    assert_eq!(
+        redactions.iter().map(|r| r.line).collect::<Vec<_>>(),
+        vec![1]
+    );
+    assert!(redacted.contains("fn body() {}"));
+}
+
+#[test]
+fn leaves_new_lookalikes_alone() {
+    let untouched = [
+        "self.password = password",
+        "password: String,",
+        "    secret: SecretStr",
+        "pw = new_password",
+        "api_key = settings.API_KEY",
+        "token = next_token();",
+        "primary_key = user_id",
+        "PASSWORD=$DB_PASSWORD",
+        "DB_PASSWORD=\"${DB_PASSWORD}\"",
+        "password: \"changeme\"",
+        "PASSWORD=",
+        "password = os.getenv(\"DB_PASSWORD\")",
+        "PWD=/home/user/project",
+        "keyboard_layout = \"us-international-alt\"",
+        "author = \"Jane Q. Public\"",
+        "PASSWORD_HINT = \"Password must be 8 characters.\"",
+        "docker run -u 1000:1000 image",
+        "mysql -u root -p$MYSQL_ROOT_PASSWORD",
+        "docker login -u ci --password-stdin ghcr.io",
+        "Basic authentication is enabled by default",
+        "Use bearer authentication with tokenised requests",
+        "<key>CFBundleIdentifier</key>",
+        "\"d\": \"abcdefghijklmnopqrstuvwxyz\"",
+        "https://example.org/path?sig=short",
+        "class A {\nprivate:\n    int counter_value_for_things = 0;\n};",
+        "auth:\n  enabled: true\n  provider: github\n",
+        "            Self::LikelySecret => \"likely-secret\",",
+        "        \"tokens\" => ChatInput::Tokens,",
+        "json!({\"command\": \"pwd\", \"workdir\": \"sub/dir\"})",
+        "`input_tokens`, `output_tokens`, `cached_input_tokens`",
+        "`PASSPHRASE`, `CREDENTIAL`, `COOKIE`, `APIKEY`",
+        "env_key = \"WORK_LLM_KEY\"     # the variable holding the key",
+        "(\"GIT_ASKPASS\", \"/usr/bin/askpass\")",
+        "(`AWS_WEB_IDENTITY_TOKEN_FILE`, `~/.aws/credentials`)",
+        "/// Source files named like secrets: collected, with line redaction.",
+        "(`scheme://user:pw@host`, the password may contain `/`)",
+    ];
+    for text in untouched {
+        let text = format!("{text}\n");
+        let (redacted, redactions) = redact(&text);
+        assert_eq!(redacted, text, "text: {text}");
+        assert!(redactions.is_empty(), "text: {text}");
+    }
+}
+
+#[test]
+fn canaries_redact_once_and_stay_redacted() {
+    let mut text: String = canary_cases()
+        .into_iter()
+        .map(|(line, _)| line + "\n")
+        .collect();
+    for (block, _) in block_cases() {
+        text.push_str(&block);
+    }
+    let (once, _) = redact(&text);
+    let (twice, again) = redact(&once);
+    assert_eq!(once, twice);
+    assert!(again.is_empty());
+    assert!(!once.contains("CANARY"));
+}
+
+#[test]
+fn the_prefilter_keeps_redaction_fast_on_large_text() {
+    // 2 MiB of ordinary code with one secret at the end: linear time.
+    let mut text = "let value = compute(input, 42); // ordinary line\n".repeat(40_000);
+    text.push_str("ADMIN_PASSWORD=CANARYzeroTwoSecretWord\n");
+    let started = std::time::Instant::now();
+    let (redacted, redactions) = redact(&text);
+    assert_eq!(redactions.len(), 1);
+    assert!(!redacted.contains("CANARY"));
+    assert!(started.elapsed() < std::time::Duration::from_secs(20));
+}
