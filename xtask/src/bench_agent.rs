@@ -14,13 +14,14 @@
 
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
 use crate::bench::target_dir;
+use crate::bench_support::{Scratch, median, read};
 use crate::{cargo, run};
 
 /// Timed agent runs (after one warm-up); each metric's median is reported.
@@ -118,7 +119,7 @@ pub(crate) fn bench_agent() -> Result<()> {
         );
     }
 
-    let scratch = Scratch::new()?;
+    let scratch = Scratch::new("agent")?;
     eprintln!(
         "xtask: agent loop: {STEPS}-step scripted task, 1 warm-up + {RUNS} runs in {}",
         scratch.0.display()
@@ -291,10 +292,6 @@ TIMEFORMAT='%3R %3U %3S'
 printf '%s\n' "$EPOCHREALTIME" >"$start"
 { time "$@" >"$out" 2>"$err"; } 2>"$times""#;
 
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
-}
-
 fn read_number(path: &Path) -> Result<f64> {
     let text = read(path)?;
     text.trim()
@@ -408,11 +405,6 @@ fn joined(values: &[f64], decimals: usize) -> String {
         .join(" ")
 }
 
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
-}
-
 fn millis(duration: Duration) -> f64 {
     duration.as_secs_f64() * 1000.0
 }
@@ -472,22 +464,5 @@ impl Drop for Mock {
             let _ = self.child.kill();
             let _ = self.child.wait();
         }
-    }
-}
-
-/// A scratch directory under the temp dir, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Self> {
-        let path = std::env::temp_dir().join(format!("oy-bench-agent-{}", std::process::id()));
-        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
-        Ok(Self(path))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
     }
 }

@@ -26,6 +26,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 
 use crate::bench::target_dir;
+use crate::bench_support::{Scratch, median, read};
 use crate::{cargo, run};
 
 /// Timed runs per tool (after one warm-up); each metric's median is reported.
@@ -96,7 +97,7 @@ pub(crate) fn bench_audit() -> Result<()> {
     }
 
     let (root, tree_files, tree_bytes) = ensure_tree()?;
-    let scratch = Scratch::new()?;
+    let scratch = Scratch::new("audit")?;
     eprintln!(
         "xtask: audit dry-run on {} ({tree_files} files, {:.1} MB), 1 warm-up + {RUNS} runs",
         root.display(),
@@ -349,32 +350,6 @@ fn print_row(tool: &str, summary: &Summary) {
         format!("{:.1} ms", summary.wall_s * 1000.0),
         format!("{:.3} s", summary.cpu_s),
     );
-}
-
-fn median(mut values: Vec<f64>) -> Option<f64> {
-    values.sort_by(f64::total_cmp);
-    values.get(values.len() / 2).copied()
-}
-
-fn read(path: &Path) -> Result<String> {
-    std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
-}
-
-/// A scratch directory under the temp dir, removed when dropped.
-struct Scratch(PathBuf);
-
-impl Scratch {
-    fn new() -> Result<Self> {
-        let path = std::env::temp_dir().join(format!("oy-bench-audit-{}", std::process::id()));
-        std::fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
-        Ok(Self(path))
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
 }
 
 /// The tree's root and its file and byte counts, generating it first when

@@ -8,6 +8,7 @@
 mod bench;
 mod bench_agent;
 mod bench_audit;
+mod bench_support;
 mod codegen;
 mod tidy;
 
