@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::bench::target_dir;
-use crate::bench_support::{Scratch, median, read};
+use crate::bench_support::{Scratch, median, parse_times, peak_rss_kib, read};
 use crate::{cargo, run};
 
 /// Timed agent runs (after one warm-up); each metric's median is reported.
@@ -247,25 +247,9 @@ fn agent_run(oy: &Path, mock: &Path, scratch: &Path, gnu_time: bool) -> Result<S
     let last_answered_unix_ms = started_unix_ms + ms(chats[STEPS - 1], "answered_ms");
     let spawned_unix_ms = read_number(&start_path)? * 1000.0;
     let times = read(&times_path)?;
-    let fields: Vec<f64> = times
-        .split_whitespace()
-        .filter_map(|field| field.parse().ok())
-        .collect();
-    let [wall_s, user_s, sys_s] = fields[..] else {
-        bail!("unexpected `time` output: {times:?}");
-    };
+    let (wall_s, user_s, sys_s) = parse_times(&times)?;
     let wall = Duration::from_secs_f64(wall_s);
-    let peak_rss_kib = if gnu_time {
-        // GNU time puts "Command exited…" lines before the number.
-        let text = read(&rss_path)?;
-        let last = text.lines().last().unwrap_or_default().trim();
-        Some(
-            last.parse()
-                .with_context(|| format!("unexpected GNU time output: {text:?}"))?,
-        )
-    } else {
-        None
-    };
+    let peak_rss_kib = peak_rss_kib(&rss_path, gnu_time)?;
     Ok(Sample {
         wall,
         cpu_s: user_s + sys_s,

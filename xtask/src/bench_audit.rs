@@ -26,7 +26,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result, bail};
 
 use crate::bench::target_dir;
-use crate::bench_support::{Scratch, median, read};
+use crate::bench_support::{Scratch, median, parse_times, peak_rss_kib, read};
 use crate::{cargo, run};
 
 /// Timed runs per tool (after one warm-up); each metric's median is reported.
@@ -284,24 +284,8 @@ fn timed(
         );
     }
     let times = read(&times_path)?;
-    let fields: Vec<f64> = times
-        .split_whitespace()
-        .filter_map(|field| field.parse().ok())
-        .collect();
-    let [wall_s, user_s, sys_s] = fields[..] else {
-        bail!("unexpected `time` output: {times:?}");
-    };
-    let peak_rss_kib = if gnu_time {
-        // GNU time puts "Command exited…" lines before the number.
-        let text = read(&rss_path)?;
-        let last = text.lines().last().unwrap_or_default().trim();
-        Some(
-            last.parse()
-                .with_context(|| format!("unexpected GNU time output: {text:?}"))?,
-        )
-    } else {
-        None
-    };
+    let (wall_s, user_s, sys_s) = parse_times(&times)?;
+    let peak_rss_kib = peak_rss_kib(&rss_path, gnu_time)?;
     let sample = Sample {
         wall_s,
         cpu_s: user_s + sys_s,

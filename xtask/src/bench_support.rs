@@ -37,3 +37,29 @@ pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
 pub(crate) fn read(path: &Path) -> Result<String> {
     std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))
 }
+
+/// Wall, user and system seconds from bash's `time` with
+/// `TIMEFORMAT='%3R %3U %3S'`.
+pub(crate) fn parse_times(times: &str) -> Result<(f64, f64, f64)> {
+    let fields: Vec<f64> = times
+        .split_whitespace()
+        .filter_map(|field| field.parse().ok())
+        .collect();
+    let [wall_s, user_s, sys_s] = fields[..] else {
+        anyhow::bail!("unexpected `time` output: {times:?}");
+    };
+    Ok((wall_s, user_s, sys_s))
+}
+
+/// Peak RSS in KiB that GNU time (`-f %M -o PATH`) wrote, when it ran.
+pub(crate) fn peak_rss_kib(path: &Path, gnu_time: bool) -> Result<Option<u64>> {
+    if !gnu_time {
+        return Ok(None);
+    }
+    // GNU time puts "Command exited…" lines before the number.
+    let text = read(path)?;
+    let last = text.lines().last().unwrap_or_default().trim();
+    Ok(Some(last.parse().with_context(|| {
+        format!("unexpected GNU time output: {text:?}")
+    })?))
+}

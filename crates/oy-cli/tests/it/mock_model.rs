@@ -14,7 +14,7 @@
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -684,24 +684,8 @@ pub fn run_with_stdin(oy: &Oy, mock: &MockModel, args: &[&str], stdin: Option<&s
         "--wire-api",
         mock.wire.flag(),
     ])
-    .args(args)
-    .stdin(if stdin.is_some() {
-        Stdio::piped()
-    } else {
-        Stdio::null()
-    })
-    .stdout(Stdio::piped())
-    .stderr(Stdio::piped());
-    let mut child = cmd.spawn().unwrap();
-    if let Some(input) = stdin {
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(input.as_bytes())
-            .unwrap();
-    }
-    let output = child.wait_with_output().unwrap();
+    .args(args);
+    let output = crate::support::output_with_stdin(&mut cmd, stdin);
     Ran {
         code: output.status.code().unwrap_or(-1),
         stdout: String::from_utf8(output.stdout).unwrap(),

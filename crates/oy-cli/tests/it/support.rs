@@ -63,25 +63,30 @@ impl Oy {
 
     pub fn run_with_stdin(&self, args: &[&str], stdin: Option<&str>) -> Run {
         let mut cmd = self.command();
-        cmd.args(args)
-            .stdin(if stdin.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
-        let mut child = cmd.spawn().unwrap();
-        if let Some(input) = stdin {
-            child
-                .stdin
-                .take()
-                .unwrap()
-                .write_all(input.as_bytes())
-                .unwrap();
-        }
-        finish(child.wait_with_output().unwrap())
+        cmd.args(args);
+        finish(output_with_stdin(&mut cmd, stdin))
     }
+}
+
+/// Runs `cmd` with `stdin` piped in (closed when `None`), capturing output.
+pub fn output_with_stdin(cmd: &mut Command, stdin: Option<&str>) -> Output {
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    })
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    if let Some(input) = stdin {
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(input.as_bytes())
+            .unwrap();
+    }
+    child.wait_with_output().unwrap()
 }
 
 fn finish(output: Output) -> Run {
