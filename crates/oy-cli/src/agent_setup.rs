@@ -102,6 +102,8 @@ pub(crate) fn build(
     }
     options.context_window = config.context_window;
     let child_env = config.child_env.clone();
+    let sandbox = Arc::clone(&config.sandbox);
+    crate::render::announce_sandbox(config);
     let token = cancel.clone();
     let description = connected.description;
     let mut builder = AgentBuilder::new(connected.provider, connected.model)
@@ -111,7 +113,12 @@ pub(crate) fn build(
         .events(events)
         .options(options)
         .session_store(Arc::clone(&store))
-        .configure_tools(move |tools| tools.with_child_env(child_env).with_cancel(token));
+        .configure_tools(move |tools| {
+            tools
+                .with_child_env(child_env)
+                .with_sandbox(sandbox)
+                .with_cancel(token)
+        });
     if config.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         builder = builder.approver(prompt.clone()).asker(prompt);

@@ -47,6 +47,10 @@ pub(crate) struct Common {
     /// Network tools: allow, ask or deny (default: from the mode).
     #[arg(long, global = true, value_name = "POLICY")]
     pub(crate) network: Option<String>,
+    /// Kernel sandbox for commands: on (default) or off (commands then run
+    /// with your full authority).
+    #[arg(long, global = true, value_name = "on|off")]
+    pub(crate) sandbox: Option<String>,
     /// Pass this credential-like environment variable to commands anyway
     /// (repeatable; also OY_ENV_ALLOW=NAME,NAME).
     #[arg(

@@ -11,12 +11,13 @@
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
 use oy_boundary::{BoundaryError, Workspace};
 use oy_provider::Secret;
-use oy_tools::{ChildEnv, Mode, Network, Policy};
+use oy_tools::{ChildEnv, Mode, Network, Policy, Sandbox, SandboxInputs, SandboxSetting};
 
 use crate::cli::Common;
 use crate::config_file::{
@@ -37,6 +38,8 @@ pub struct Config {
     pub config_dir: Option<PathBuf>,
     /// The environment child processes get: ours minus credentials.
     pub child_env: ChildEnv,
+    /// The kernel sandbox every command runs under.
+    pub sandbox: Arc<Sandbox>,
     /// `--trust-tools`: approve the workspace's tools.json as it is.
     pub trust_workspace_tools: bool,
     /// The model (`--model`, `OY_MODEL`, the config's default, the
@@ -182,6 +185,14 @@ impl Config {
             .and_then(|table| table.context_window)
             .or(global.context_window);
 
+        let explicit_sandbox = match &common.sandbox {
+            Some(name) => Some(SandboxSetting::parse(name).ok_or_else(|| {
+                UsageError::new(format!("unknown --sandbox `{name}`: use on or off"))
+            })?),
+            None => None,
+        };
+        let mut sandbox_setting = explicit_sandbox.or(global.sandbox).unwrap_or_default();
+
         let mut workspace_config = None;
         let mut max_turns_cap = None;
         let mut ceiling = (None, None);
@@ -198,6 +209,17 @@ impl Config {
                 &mut effects,
                 &mut warnings,
             );
+            match file.sandbox {
+                Some(SandboxSetting::On) if sandbox_setting == SandboxSetting::Off => {
+                    sandbox_setting = SandboxSetting::On;
+                    effects.push("sandbox turned on".to_owned());
+                }
+                Some(SandboxSetting::Off) => warnings.push(format!(
+                    "ignored in {}: a workspace cannot turn the sandbox off",
+                    path.display()
+                )),
+                _ => {}
+            }
             if let Some(cap) = file.max_turns {
                 max_turns_cap = Some(cap);
                 if max_turns.is_none_or(|turns| cap < turns) {
@@ -209,10 +231,20 @@ impl Config {
         }
 
         report_warnings(&warnings);
+        let data_dir = xdg_dir("XDG_DATA_HOME", ".local/share");
+        let sandbox = resolve_sandbox(
+            sandbox_setting,
+            &global.sandbox_read,
+            [config_dir.clone(), data_dir.clone()]
+                .into_iter()
+                .flatten()
+                .collect(),
+        );
         Ok(Self {
             root,
+            sandbox,
             policy,
-            data_dir: xdg_dir("XDG_DATA_HOME", ".local/share"),
+            data_dir,
             config_dir,
             child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
             trust_workspace_tools: common.trust_tools,
@@ -463,6 +495,42 @@ fn is_interactive() -> bool {
 }
 
 /// `$VAR/oy` when `VAR` is an absolute path, else `$HOME/FALLBACK/oy`.
+/// The sandbox from the setting and the values it needs from the
+/// environment: the home directory, toolchain variables, the system's
+/// temporary directory, and this program as the launcher.
+fn resolve_sandbox(
+    setting: SandboxSetting,
+    extra_read: &[String],
+    private_dirs: Vec<PathBuf>,
+) -> Arc<Sandbox> {
+    let home = std::env::var_os("HOME")
+        .map(PathBuf::from)
+        .filter(|home| home.is_absolute());
+    let extra_read = extra_read
+        .iter()
+        .filter_map(|path| match (path.strip_prefix("~/"), &home) {
+            (Some(rest), Some(home)) => Some(home.join(rest)),
+            (Some(_), None) => None,
+            (None, _) => Some(PathBuf::from(path)),
+        })
+        .collect();
+    let toolchain_env = oy_tools::sandbox::TOOLCHAIN_VARS
+        .iter()
+        .filter_map(|name| Some(((*name).to_owned(), std::env::var_os(name)?)))
+        .collect();
+    Arc::new(Sandbox::resolve(SandboxInputs {
+        setting,
+        // `/proc/self/exe` names the running binary even if it is replaced
+        // on disk during the run; `main` dispatches the launcher first.
+        launcher: Some(PathBuf::from("/proc/self/exe")),
+        home,
+        toolchain_env,
+        extra_read,
+        private_dirs,
+        temp_base: std::env::temp_dir(),
+    }))
+}
+
 fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
     let base = std::env::var_os(var)
         .filter(|dir| !dir.is_empty())

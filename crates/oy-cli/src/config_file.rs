@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use oy_tools::{Mode, Network};
+use oy_tools::{Mode, Network, SandboxSetting};
 use serde::{Deserialize, Deserializer};
 
 use crate::exit::UsageError;
@@ -26,6 +26,8 @@ const TOP_KEYS: &[&str] = &[
     "max_turns",
     "context_window",
     "idle_timeout_secs",
+    "sandbox",
+    "sandbox_read",
     "providers",
 ];
 
@@ -43,7 +45,7 @@ const PROVIDER_KEYS: &[&str] = &[
 ];
 
 /// The keys a workspace config may set: each can only make a run stricter.
-const WORKSPACE_KEYS: &[&str] = &["mode", "network", "max_turns"];
+const WORKSPACE_KEYS: &[&str] = &["mode", "network", "max_turns", "sandbox"];
 
 /// The global config file's settings.
 #[derive(Debug, Default, Deserialize)]
@@ -57,6 +59,12 @@ pub(crate) struct GlobalFile {
     pub(crate) max_turns: Option<u32>,
     pub(crate) context_window: Option<u64>,
     pub(crate) idle_timeout_secs: Option<u64>,
+    /// `on` or `off`: the command sandbox.
+    #[serde(default, deserialize_with = "sandbox")]
+    pub(crate) sandbox: Option<SandboxSetting>,
+    /// More paths commands may read (`~/` is the home directory).
+    #[serde(default)]
+    pub(crate) sandbox_read: Vec<String>,
     #[serde(default)]
     pub(crate) providers: BTreeMap<String, ProviderTable>,
 }
@@ -69,6 +77,9 @@ pub(crate) struct WorkspaceFile {
     #[serde(default, deserialize_with = "network")]
     pub(crate) network: Option<Network>,
     pub(crate) max_turns: Option<u32>,
+    /// Only `on` has an effect: a workspace can turn the sandbox on, never off.
+    #[serde(default, deserialize_with = "sandbox")]
+    pub(crate) sandbox: Option<SandboxSetting>,
 }
 
 /// Which backend a `[providers.NAME]` table describes.
@@ -219,6 +230,13 @@ fn syntax_error(path: &Path, text: &str, error: &toml::de::Error) -> UsageError 
         }
         None => UsageError::new(format!("invalid config file {}: {message}", path.display())),
     }
+}
+
+fn sandbox<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<SandboxSetting>, D::Error> {
+    let name = String::deserialize(deserializer)?;
+    SandboxSetting::parse(&name)
+        .map(Some)
+        .ok_or_else(|| serde::de::Error::custom(format!("sandbox must be on or off, not `{name}`")))
 }
 
 fn mode<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<Mode>, D::Error> {

@@ -3,5 +3,10 @@
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before anything else: `oy` re-executed as the sandbox launcher runs
+    // the command and never gets to parsing flags.
+    if let Some(code) = oy_tools::sandbox::dispatch(std::env::args_os()) {
+        std::process::exit(code);
+    }
     oy_cli::main_with_args(std::env::args_os())
 }

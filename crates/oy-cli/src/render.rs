@@ -294,6 +294,31 @@ fn one_line(text: &str, max: usize) -> String {
     }
 }
 
+/// Says once per run when commands are not fully confined (the sandbox is
+/// off, or the kernel lacks a part of it); loudly in auto-approve, where
+/// no one sees a command before it runs. Plan mode runs no commands.
+#[expect(clippy::print_stderr, reason = "a one-line diagnostic for the person")]
+pub(crate) fn announce_sandbox(config: &crate::Config) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if config.policy.mode == oy_tools::Mode::Plan {
+        return;
+    }
+    let Some(warning) = config.sandbox.warning() else {
+        return;
+    };
+    if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
+        return;
+    }
+    if config.policy.mode == oy_tools::Mode::AutoApprove {
+        eprintln!(
+            "oy: WARNING: auto-approve runs every command without asking, and {}",
+            terminal_safe(&warning)
+        );
+    } else {
+        eprintln!("oy: warning: {}", terminal_safe(&warning));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::terminal_safe;

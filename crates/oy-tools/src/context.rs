@@ -17,6 +17,7 @@ use crate::ledger::Ledger;
 use crate::limit::Limit;
 use crate::policy::{Decision, Policy};
 use crate::pty::PtySessions;
+use crate::sandbox::{Launch, Launched, Sandbox};
 use crate::spec::Effect;
 use crate::state::ToolState;
 
@@ -33,7 +34,11 @@ pub struct ToolContext {
     child_env: ChildEnv,
     cancel: CancelToken,
     next_call: std::sync::atomic::AtomicU64,
+    /// What every child process runs under.
+    sandbox: Arc<Sandbox>,
     /// Live `exec_command` sessions; dropping the context kills them all.
+    /// Declared after `sandbox` so they die before its temporary
+    /// directory is removed.
     pty_sessions: PtySessions,
 }
 
@@ -61,6 +66,7 @@ impl ToolContext {
             child_env: ChildEnv::default(),
             cancel: CancelToken::new(),
             next_call: std::sync::atomic::AtomicU64::new(1),
+            sandbox: Arc::new(Sandbox::default()),
             pty_sessions: PtySessions::default(),
         }
     }
@@ -110,6 +116,31 @@ impl ToolContext {
     /// The workspace.
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
+    }
+
+    /// Runs every child process under `sandbox` (see [`Sandbox::resolve`]).
+    /// Without one, children run unconfined in their own process group.
+    pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
+        self.sandbox = sandbox;
+        self
+    }
+
+    /// The sandbox child processes run under.
+    pub fn sandbox(&self) -> &Sandbox {
+        &self.sandbox
+    }
+
+    /// `launch` as the command to spawn: wrapped in the sandbox, with the
+    /// network allowed only when the policy's network switch is `allow`.
+    pub(crate) fn launch(&self, launch: Launch) -> std::io::Result<Launched> {
+        let network = self.policy().network == crate::policy::Network::Allow;
+        self.sandbox.wrap(launch, self.workspace.root(), network)
+    }
+
+    /// One line naming the sandbox a command would run under now.
+    pub(crate) fn sandbox_note(&self) -> String {
+        let network = self.policy().network == crate::policy::Network::Allow;
+        self.sandbox.describe(network)
     }
 
     /// The environment for child processes.
@@ -226,6 +257,19 @@ impl Invocation<'_> {
 
     pub(crate) fn ledger_entry(&self) -> Option<u64> {
         self.ledger_entry.get()
+    }
+
+    /// A note naming the sandbox rule a failed command most likely ran
+    /// into (see `docs/sandbox.md`), or `None`.
+    pub(crate) fn explain_refusal(&self, stderr: &str, stdout: &str) -> Option<String> {
+        let ctx = self.ctx;
+        if ctx.sandbox.level() == crate::sandbox::Level::None {
+            return None;
+        }
+        let network = ctx.policy().network == crate::policy::Network::Allow;
+        let root = ctx.workspace.root();
+        crate::sandbox::explain_refusal(stderr, root, network)
+            .or_else(|| crate::sandbox::explain_refusal(stdout, root, network))
     }
 
     /// True when the mode said "ask" and the answer was no (the person

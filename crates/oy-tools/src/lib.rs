@@ -13,6 +13,10 @@
 //! [`Invocation::authorize`] (policy, approval with an exact preview, ledger
 //! entry) before it happens.
 //!
+//! The [`sandbox`] module confines every process a tool starts (Landlock,
+//! seccomp, a supervisor that outlives none of its descendants); it runs
+//! through the embedding program re-executed as a launcher.
+//!
 //! It must never: touch a file except through `oy-boundary`, know about
 //! model providers or wire formats, read environment variables, print, or
 //! panic on a model's input — a failure is a `TOOL_ERROR` with a `RECOVERY`.
@@ -32,6 +36,7 @@ mod policy;
 mod process;
 mod pty;
 mod registry;
+pub mod sandbox;
 mod spec;
 mod state;
 pub mod tools;
@@ -51,6 +56,7 @@ pub use output::{ChangeSummary, ToolOutput};
 pub use policy::{Decision, Mode, Network, Policy, UnknownName};
 pub use pty::ChildKiller;
 pub use registry::{Registry, Tool};
+pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
 pub use spec::{Effect, ToolSpec};
 pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
 pub use tools::default_registry;

@@ -51,6 +51,10 @@ pub(crate) struct Spawn<'a> {
     pub(crate) timeout: Duration,
     /// Killing the group early when it fires.
     pub(crate) cancel: &'a CancelToken,
+    /// The command is the sandbox's supervisor (see [`crate::sandbox`]),
+    /// which makes its own session: no process group is set here, and it
+    /// is stopped with SIGTERM so it can kill every descendant.
+    pub(crate) supervised: bool,
 }
 
 /// How the child ended.
@@ -118,6 +122,7 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
         stdin,
         timeout,
         cancel,
+        supervised,
     } = spawn;
     if cancel.is_cancelled() {
         // Already stopped: start nothing.
@@ -139,12 +144,14 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
             Stdio::null()
         })
         .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
+        .stderr(Stdio::piped());
+    if !supervised {
+        command.process_group(0);
+    }
     let started = Instant::now();
     // From here on the guard kills the group if anything returns early or
     // unwinds.
-    let mut group = Group::new(command.spawn()?);
+    let mut group = Group::new(command.spawn()?, supervised);
     let (stdout, stderr) = (SharedCapture::default(), SharedCapture::default());
     let mut readers = Vec::with_capacity(2);
     if let Some(pipe) = group.child_mut().stdout.take() {

@@ -6,15 +6,14 @@ mod buffer;
 mod session;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
 pub(crate) use buffer::OutputBuffer;
 pub(crate) use session::{Collected, Ended, Ending, SendError, Session};
 
-use crate::child_env::ChildEnv;
 use crate::error::ToolError;
+use crate::sandbox::Launched;
 
 /// Most sessions alive at once per context.
 pub(crate) const MAX_SESSIONS: usize = 16;
@@ -95,14 +94,13 @@ impl PtySessions {
         }
     }
 
-    /// Starts `bash -c command` in `cwd` on a new terminal. When
-    /// [`MAX_SESSIONS`] are alive, the one idle the longest is killed to
-    /// make room and returned as [`Reaped`].
+    /// Starts `launched` (`bash -c command`, wrapped by the sandbox) on a
+    /// new terminal. When [`MAX_SESSIONS`] are alive, the one idle the
+    /// longest is killed to make room and returned as [`Reaped`].
     pub(crate) fn start(
         &self,
         command: &str,
-        cwd: &Path,
-        env: &ChildEnv,
+        launched: &Launched,
     ) -> Result<(Arc<Session>, Option<Reaped>), ToolError> {
         let id = {
             let mut table = self.table();
@@ -116,7 +114,7 @@ impl PtySessions {
             table.last_id
         };
         let buffer = OutputBuffer::new(KEPT_HALF, KEPT_HALF);
-        let session = Session::spawn(id, command, cwd, env, buffer).map_err(|message| {
+        let session = Session::spawn(id, command, launched, buffer).map_err(|message| {
             ToolError::failed(
                 message,
                 "check that bash is installed and on PATH, then retry; `bash` runs commands without a terminal",

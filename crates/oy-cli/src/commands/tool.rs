@@ -30,7 +30,9 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     let cancel = CancelToken::new();
     let mut ctx = ToolContext::new(Arc::new(workspace), config.policy)
         .with_child_env(config.child_env.clone())
+        .with_sandbox(Arc::clone(&config.sandbox))
         .with_cancel(cancel.clone());
+    crate::render::announce_sandbox(config);
     if config.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);

@@ -8,23 +8,36 @@
 use std::io;
 use std::process::{Child, ExitStatus};
 
-use rustix::process::{Pid, Signal, WaitId, WaitIdOptions, kill_process_group, waitid};
+use std::time::{Duration, Instant};
 
-/// A child in its own process group (spawned with `process_group(0)`).
+use rustix::process::{
+    Pid, Signal, WaitId, WaitIdOptions, kill_process, kill_process_group, waitid,
+};
+
+/// How long a supervisor gets to kill its descendants and exit after
+/// SIGTERM before its group is killed outright.
+const SUPERVISOR_GRACE: Duration = Duration::from_secs(2);
+
+/// A child in its own process group (spawned with `process_group(0)`), or
+/// the sandbox's supervisor, which makes its own session and kills every
+/// descendant when it gets SIGTERM.
 #[derive(Debug)]
 pub(crate) struct Group {
     child: Child,
     pgid: Pid,
+    supervised: bool,
     reaped: bool,
 }
 
 impl Group {
-    /// Takes ownership of `child`, which must lead its own group.
-    pub(crate) fn new(child: Child) -> Self {
+    /// Takes ownership of `child`, which must lead its own group (or be a
+    /// supervisor, which makes one).
+    pub(crate) fn new(child: Child, supervised: bool) -> Self {
         let pgid = Pid::from_child(&child);
         Self {
             child,
             pgid,
+            supervised,
             reaped: false,
         }
     }
@@ -45,11 +58,23 @@ impl Group {
         }
     }
 
-    /// Sends `SIGKILL` to every process in the group. A group that is
-    /// already gone is not an error.
+    /// Ends every process of the call: a supervisor is asked (SIGTERM) and
+    /// given [`SUPERVISOR_GRACE`]; otherwise, or after that, `SIGKILL` goes
+    /// to the whole group. A group that is already gone is not an error.
     pub(crate) fn kill(&self) {
         if self.reaped {
             return;
+        }
+        if self.supervised {
+            let _ = kill_process(self.pgid, Signal::TERM);
+            let deadline = Instant::now() + SUPERVISOR_GRACE;
+            while Instant::now() < deadline {
+                if self.has_exited().unwrap_or(true) {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(2));
+            }
+            let _ = kill_process(self.pgid, Signal::KILL);
         }
         // ESRCH (nobody left) and EPERM (a member changed credentials)
         // leave nothing more to do here.

@@ -3,7 +3,6 @@
 //! process group (the child is a session leader) killed when it ends.
 
 use std::io::{Read, Write};
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, SyncSender, TrySendError};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
@@ -14,8 +13,8 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 
 use crate::cancel::CancelToken;
-use crate::child_env::ChildEnv;
 use crate::pty::buffer::{OutputBuffer, Rendered};
+use crate::sandbox::Launched;
 
 /// The terminal size a session's program sees.
 const SIZE: PtySize = PtySize {
@@ -140,6 +139,9 @@ pub(crate) struct Session {
     id: u32,
     command: String,
     pid: Pid,
+    /// The leader is the sandbox's supervisor: SIGTERM makes it kill every
+    /// descendant (even those that left the group) before it exits.
+    supervised: bool,
     child: Mutex<Box<dyn Child + Send + Sync>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
     input: Mutex<Option<SyncSender<Vec<u8>>>>,
@@ -165,29 +167,26 @@ fn lock<T: ?Sized>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
 }
 
 impl Session {
-    /// Starts `bash -c command` in `cwd` on a new PTY, with exactly `env`.
-    /// The child is a session leader with the PTY as its controlling
-    /// terminal, so its process group is what a kill takes down.
+    /// Starts `launched` (the launcher wrapping `bash -c command`, or
+    /// bash itself without a sandbox) on a new PTY. The child is a session
+    /// leader with the PTY as its controlling terminal, so its process
+    /// group — or, supervised, its supervisor — is what a kill takes down.
     pub(crate) fn spawn(
         id: u32,
         command: &str,
-        cwd: &Path,
-        env: &ChildEnv,
+        launched: &Launched,
         buffer: OutputBuffer,
     ) -> Result<Self, String> {
         let pair = portable_pty::native_pty_system()
             .openpty(SIZE)
             .map_err(|error| format!("could not open a pseudo-terminal: {error:#}"))?;
-        let mut builder = CommandBuilder::new("bash");
+        let mut builder = CommandBuilder::new(&launched.program);
         builder.env_clear();
-        for (name, value) in env.vars() {
+        for (name, value) in &launched.env {
             builder.env(name, value);
         }
-        if builder.get_env("TERM").is_none() {
-            builder.env("TERM", "xterm");
-        }
-        builder.args(["-c", command]);
-        builder.cwd(cwd.as_os_str());
+        builder.args(&launched.args);
+        builder.cwd(launched.cwd.as_os_str());
         let child = pair
             .slave
             .spawn_command(builder)
@@ -210,6 +209,7 @@ impl Session {
             id,
             command: command.to_owned(),
             pid,
+            supervised: launched.supervised,
             child: Mutex::new(child),
             master: Mutex::new(pair.master),
             input: Mutex::new(None),
@@ -392,6 +392,17 @@ impl Session {
         if self.reaped.load(Ordering::SeqCst) {
             return;
         }
+        if self.supervised {
+            let _ = rustix::process::kill_process(self.pid, Signal::TERM);
+            return;
+        }
+        self.kill_groups();
+    }
+
+    fn kill_groups(&self) {
+        if self.reaped.load(Ordering::SeqCst) {
+            return;
+        }
         let _ = rustix::process::kill_process_group(self.pid, Signal::KILL);
         let foreground = lock(&self.master)
             .process_group_leader()
@@ -433,6 +444,11 @@ impl Session {
         self.signal_groups();
         self.close_input();
         self.reap(REAP_WAIT);
+        if !self.reaped.load(Ordering::SeqCst) {
+            // A supervisor that did not finish in time: take the group.
+            self.kill_groups();
+            self.reap(REAP_WAIT);
+        }
     }
 }
 

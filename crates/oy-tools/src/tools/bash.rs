@@ -1,7 +1,6 @@
 //! `bash`: run one shell command (`bash -c`) in the workspace, in its own
 //! process group, with a timeout, and return its exit code and capped output.
 
-use std::process::Command;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -16,6 +15,7 @@ use crate::output::ToolOutput;
 use crate::process::{self, Ending, Finished, Spawn};
 use crate::process::{spawn_error, working_dir};
 use crate::registry::Tool;
+use crate::sandbox::Launch;
 use crate::spec::{Effect, ToolSpec};
 
 /// Default and largest timeout.
@@ -95,29 +95,49 @@ impl Tool for BashTool {
         call.authorize(
             Effect::Process,
             format!(
-                "run a shell command in {shown_dir} (timeout {} ms)",
-                args.timeout_ms
+                "run a shell command in {shown_dir} (timeout {} ms; {})",
+                args.timeout_ms,
+                call.ctx().sandbox_note()
             ),
             || Preview::Command(args.command.clone()),
         )?;
-        let mut command = Command::new("bash");
-        command.arg("-c").arg(&args.command).current_dir(dir);
-        call.ctx().child_env().apply(&mut command);
+        let launched = call
+            .ctx()
+            .launch(Launch {
+                program: "bash".into(),
+                args: vec!["-c".into(), args.command.clone().into()],
+                cwd: dir,
+                env: call.ctx().child_env().vars().to_vec(),
+                pty: false,
+            })
+            .map_err(|error| spawn_failure(&error))?;
         let finished = process::run(Spawn {
-            command,
+            command: launched.command(),
             stdin: None,
             timeout: Duration::from_millis(args.timeout_ms),
             cancel: call.ctx().cancel_token(),
+            supervised: launched.supervised,
         })
-        .map_err(|error| match error.kind() {
-            std::io::ErrorKind::NotFound => ToolError::failed(
-                "`bash` was not found on the PATH of the command environment",
-                "install bash, or run the program without a shell through `exec`",
-            ),
-            _ => spawn_error("bash", &error),
-        })?;
+        .map_err(|error| spawn_failure(&error))?;
         let truncated = finished.stdout.truncated || finished.stderr.truncated;
-        Ok(ToolOutput::ok(render(&finished, args.timeout_ms)).with_truncated(truncated))
+        let mut text = render(&finished, args.timeout_ms);
+        if finished.ending != Ending::Exited(0)
+            && let Some(note) = call.explain_refusal(&finished.stderr.text, &finished.stdout.text)
+        {
+            text.push_str(&note);
+            text.push('\n');
+        }
+        Ok(ToolOutput::ok(text).with_truncated(truncated))
+    }
+}
+
+fn spawn_failure(error: &std::io::Error) -> ToolError {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => ToolError::failed(
+            "`bash` was not found on the PATH of the command environment",
+            "install bash, or run the program without a shell through `exec`",
+        ),
+        _ => spawn_error("bash", error),
     }
 }
 

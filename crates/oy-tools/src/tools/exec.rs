@@ -3,7 +3,6 @@
 //! (seed 001's contract).
 
 use std::collections::BTreeMap;
-use std::process::Command;
 use std::time::Duration;
 
 use schemars::JsonSchema;
@@ -17,6 +16,7 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::process::{self, Ending, Spawn, spawn_error, working_dir};
 use crate::registry::Tool;
+use crate::sandbox::Launch;
 use crate::spec::{Effect, ToolSpec};
 
 /// Default and largest timeout.
@@ -103,23 +103,46 @@ impl Tool for ExecTool {
         call.authorize(
             Effect::Process,
             format!(
-                "run `{}` in {shown_dir} (timeout {} s{stdin_note})",
-                args.cmd, args.timeout_sec
+                "run `{}` in {shown_dir} (timeout {} s{stdin_note}; {})",
+                args.cmd,
+                args.timeout_sec,
+                call.ctx().sandbox_note()
             ),
             || Preview::Command(command_line(&args)),
         )?;
-        let mut command = Command::new(&args.cmd);
-        command.args(&args.args).current_dir(dir);
-        call.ctx().child_env().apply(&mut command);
-        command.envs(&args.env);
+        let mut env = call.ctx().child_env().vars().to_vec();
+        env.extend(
+            args.env
+                .iter()
+                .map(|(name, value)| (name.into(), value.into())),
+        );
+        let launched = call
+            .ctx()
+            .launch(Launch {
+                program: args.cmd.clone().into(),
+                args: args.args.iter().map(Into::into).collect(),
+                cwd: dir,
+                env,
+                pty: false,
+            })
+            .map_err(|error| spawn_error(&args.cmd, &error))?;
         let finished = process::run(Spawn {
-            command,
+            command: launched.command(),
             stdin: args.stdin.map(String::into_bytes),
             timeout: Duration::from_secs(args.timeout_sec),
             cancel: call.ctx().cancel_token(),
+            supervised: launched.supervised,
         })
         .map_err(|error| spawn_error(&args.cmd, &error))?;
         let mut stderr = finished.stderr.text;
+        if finished.ending != Ending::Exited(0)
+            && let Some(note) = call.explain_refusal(&stderr, &finished.stdout.text)
+        {
+            if !stderr.is_empty() && !stderr.ends_with('\n') {
+                stderr.push('\n');
+            }
+            stderr.push_str(&note);
+        }
         let note = match finished.ending {
             Ending::TimedOut => Some(format!(
                 "oy: timed out after {} s; process group killed",

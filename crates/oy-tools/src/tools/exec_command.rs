@@ -13,6 +13,7 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::pty::{self, Collected, Ended, Ending};
 use crate::registry::Tool;
+use crate::sandbox::Launch;
 use crate::spec::{Effect, ToolSpec};
 
 /// Arguments of `exec_command`.
@@ -97,13 +98,28 @@ impl Tool for ExecCommandTool {
         let shown_dir = dir.to_text();
         call.authorize(
             Effect::Process,
-            format!("run on a new terminal in {shown_dir}: {}", args.cmd),
+            format!(
+                "run on a new terminal in {shown_dir}: {} ({})",
+                args.cmd,
+                call.ctx().sandbox_note()
+            ),
             || Preview::Command(args.cmd.clone()),
         )?;
         let ctx = call.ctx();
-        let (session, reaped) =
-            ctx.pty_sessions()
-                .start(&args.cmd, &ws.host_path(&dir), ctx.child_env())?;
+        let mut env = ctx.child_env().vars().to_vec();
+        if !env.iter().any(|(name, _)| name == "TERM") {
+            env.push(("TERM".into(), "xterm".into()));
+        }
+        let launched = ctx
+            .launch(Launch {
+                program: "bash".into(),
+                args: vec!["-c".into(), args.cmd.clone().into()],
+                cwd: ws.host_path(&dir),
+                env,
+                pty: true,
+            })
+            .map_err(|error| crate::process::spawn_error("bash", &error))?;
+        let (session, reaped) = ctx.pty_sessions().start(&args.cmd, &launched)?;
         let claim = session.claim();
         let collected = session.collect(
             pty::yield_time(args.yield_time_ms),

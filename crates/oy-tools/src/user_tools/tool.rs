@@ -3,7 +3,7 @@
 //! the filtered environment, under its timeout, and returns the one JSON
 //! value it prints.
 
-use std::process::Command;
+use crate::sandbox::Launch;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -69,18 +69,29 @@ impl Tool for UserTool {
         let argv = argv.join(" ");
         call.authorize(
             Effect::Process,
-            format!("run user tool `{name}`: {argv}"),
+            format!(
+                "run user tool `{name}`: {argv} ({})",
+                call.ctx().sandbox_note()
+            ),
             || Preview::Command(format!("{argv} <<< {}", crate::tools::quote(&input))),
         )?;
-        let mut command = Command::new(&self.def.command[0]);
-        command.args(&self.def.command[1..]).current_dir(dir);
-        call.ctx().child_env().apply(&mut command);
+        let launched = call
+            .ctx()
+            .launch(Launch {
+                program: self.def.command[0].clone().into(),
+                args: self.def.command[1..].iter().map(Into::into).collect(),
+                cwd: dir,
+                env: call.ctx().child_env().vars().to_vec(),
+                pty: false,
+            })
+            .map_err(|error| spawn_error(&self.def.command[0], &error))?;
         let timeout = self.def.timeout_sec();
         let finished = process::run(Spawn {
-            command,
+            command: launched.command(),
             stdin: Some(input.into_bytes()),
             timeout: Duration::from_secs(timeout),
             cancel: call.ctx().cancel_token(),
+            supervised: launched.supervised,
         })
         .map_err(|error| spawn_error(&self.def.command[0], &error))?;
         let stderr_hint = || {

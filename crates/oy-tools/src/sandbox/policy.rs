@@ -1,0 +1,414 @@
+//! `Sandbox`: the resolved sandbox of one tool context — the setting, the
+//! launcher, what the kernel supports, the readable hierarchies, oy's own
+//! directories, and the private temporary directory children write to.
+//! The frontend collects plain values into [`SandboxInputs`]; which paths
+//! those values grant is decided here.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use super::argv::Spec;
+use super::git_dirs;
+use super::probe::{Level, Support};
+
+/// The user's choice (`--sandbox`, the global config). A workspace's
+/// config can only turn it on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SandboxSetting {
+    /// Confine every command as far as the kernel allows (the default).
+    #[default]
+    On,
+    /// Commands run with the user's full authority (still in their own
+    /// session, and nothing outlives the call).
+    Off,
+}
+
+impl SandboxSetting {
+    /// `on` or `off`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::On => "on",
+            Self::Off => "off",
+        }
+    }
+
+    /// Parses `on`/`off` (and `true`/`false`).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "on" | "true" => Some(Self::On),
+            "off" | "false" => Some(Self::Off),
+            _ => None,
+        }
+    }
+}
+
+/// Environment variables naming toolchain and cache directories that
+/// builds read; the frontend passes their values in
+/// [`SandboxInputs::toolchain_env`].
+pub const TOOLCHAIN_VARS: &[&str] = &[
+    "CARGO_HOME",
+    "RUSTUP_HOME",
+    "GOPATH",
+    "GOMODCACHE",
+    "GOCACHE",
+    "GOROOT",
+    "PYENV_ROOT",
+    "NVM_DIR",
+    "VOLTA_HOME",
+    "BUN_INSTALL",
+    "DENO_DIR",
+    "UV_CACHE_DIR",
+    "PIP_CACHE_DIR",
+    "npm_config_cache",
+    "GRADLE_USER_HOME",
+    "SDKMAN_DIR",
+    "JAVA_HOME",
+    "RBENV_ROOT",
+    "GEM_HOME",
+];
+
+/// System hierarchies every command may read and execute from.
+const SYSTEM_READ: &[&str] = &[
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc",
+    "/opt",
+    "/nix",
+    "/snap",
+    "/run",
+    "/var/lib",
+    "/var/cache",
+    "/proc",
+    "/sys",
+];
+
+/// Toolchain and cache paths under the home directory: what builds read,
+/// never the credentials kept beside them (`~/.cargo/credentials.toml`,
+/// `~/.npmrc`, `~/.m2/settings.xml`, `~/.gradle/gradle.properties`,
+/// `~/.git-credentials`, `~/.config/git/credentials`).
+const HOME_READ: &[&str] = &[
+    ".cargo/bin",
+    ".cargo/registry",
+    ".cargo/git",
+    ".cargo/config.toml",
+    ".cargo/config",
+    ".rustup",
+    ".npm",
+    ".nvm",
+    ".volta",
+    ".bun",
+    ".deno",
+    ".pyenv",
+    ".rbenv",
+    ".gem",
+    ".local/bin",
+    ".local/lib",
+    ".local/share/uv",
+    ".local/share/pnpm",
+    ".cache/pip",
+    ".cache/uv",
+    ".cache/go-build",
+    ".cache/deno",
+    ".cache/yarn",
+    ".cache/pypoetry",
+    "go/pkg",
+    "go/bin",
+    ".gradle/caches",
+    ".gradle/wrapper",
+    ".m2/repository",
+    ".sdkman/candidates",
+    ".gitconfig",
+    ".config/git/config",
+    ".config/git/ignore",
+    ".config/git/attributes",
+];
+
+/// Device files any command may open.
+const DEVICES: &[&str] = &[
+    "/dev/null",
+    "/dev/zero",
+    "/dev/full",
+    "/dev/random",
+    "/dev/urandom",
+];
+
+/// Values the frontend collects for [`Sandbox::resolve`].
+#[derive(Debug, Clone, Default)]
+pub struct SandboxInputs {
+    /// On or off.
+    pub setting: SandboxSetting,
+    /// The program to re-execute as the launcher (the running `oy`); it
+    /// must call [`super::dispatch`] first thing in `main`. `None`: no
+    /// launcher, so nothing can be sandboxed.
+    pub launcher: Option<PathBuf>,
+    /// The user's home directory.
+    pub home: Option<PathBuf>,
+    /// Values of the [`TOOLCHAIN_VARS`] that are set.
+    pub toolchain_env: Vec<(String, OsString)>,
+    /// More readable paths from the user's global config.
+    pub extra_read: Vec<PathBuf>,
+    /// oy's own config and data directories: read-only to commands when
+    /// they lie inside the workspace.
+    pub private_dirs: Vec<PathBuf>,
+    /// Where the per-run temporary directory is made (the system's).
+    pub temp_base: PathBuf,
+}
+
+/// The resolved sandbox.
+#[derive(Debug)]
+pub struct Sandbox {
+    setting: SandboxSetting,
+    launcher: Option<PathBuf>,
+    support: Support,
+    read: Vec<PathBuf>,
+    private_dirs: Vec<PathBuf>,
+    temp_base: PathBuf,
+    temp: OnceLock<Result<PathBuf, String>>,
+}
+
+impl Default for Sandbox {
+    /// No launcher: commands run unconfined, in their own process group.
+    fn default() -> Self {
+        Self::resolve(SandboxInputs {
+            setting: SandboxSetting::Off,
+            ..SandboxInputs::default()
+        })
+    }
+}
+
+impl Sandbox {
+    /// Resolves `inputs`: probes the kernel (only when the sandbox is on)
+    /// and lists what commands may read.
+    pub fn resolve(inputs: SandboxInputs) -> Self {
+        let support = if inputs.setting == SandboxSetting::On && inputs.launcher.is_some() {
+            Support::probe()
+        } else {
+            Support {
+                landlock_abi: None,
+                seccomp: false,
+                mount_namespace: false,
+            }
+        };
+        let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
+        if let Some(home) = &inputs.home {
+            read.extend(HOME_READ.iter().map(|path| home.join(path)));
+        }
+        for (name, value) in &inputs.toolchain_env {
+            let dir = PathBuf::from(value);
+            if !dir.is_absolute()
+                || inputs
+                    .home
+                    .as_deref()
+                    .is_some_and(|home| home.starts_with(&dir))
+            {
+                // `/`, the home directory or one above it would grant it all.
+                continue;
+            }
+            match name.as_str() {
+                "CARGO_HOME" => read.extend(
+                    ["bin", "registry", "git", "config.toml", "config"]
+                        .iter()
+                        .map(|part| dir.join(part)),
+                ),
+                "GRADLE_USER_HOME" => {
+                    read.extend(["caches", "wrapper"].iter().map(|part| dir.join(part)));
+                }
+                "GOPATH" => read.extend(["pkg", "bin"].iter().map(|part| dir.join(part))),
+                _ => read.push(dir),
+            }
+        }
+        read.extend(
+            inputs
+                .extra_read
+                .iter()
+                .filter(|path| path.is_absolute())
+                .cloned(),
+        );
+        read.sort();
+        read.dedup();
+        Self {
+            setting: inputs.setting,
+            launcher: inputs.launcher,
+            support,
+            read,
+            private_dirs: inputs.private_dirs,
+            temp_base: inputs.temp_base,
+            temp: OnceLock::new(),
+        }
+    }
+
+    /// On or off, as the user set it.
+    pub fn setting(&self) -> SandboxSetting {
+        self.setting
+    }
+
+    /// What the kernel supports (all false when the sandbox is off).
+    pub fn support(&self) -> &Support {
+        &self.support
+    }
+
+    /// The level commands run under.
+    pub fn level(&self) -> Level {
+        if self.setting == SandboxSetting::Off || self.launcher.is_none() {
+            Level::None
+        } else {
+            self.support.level()
+        }
+    }
+
+    /// Why the level is not full, one sentence each.
+    pub fn missing(&self) -> Vec<String> {
+        if self.setting == SandboxSetting::Off {
+            return vec![
+                "the sandbox is off (`--sandbox off` or `sandbox = \"off\"` in the global config): commands run with your full authority"
+                    .to_owned(),
+            ];
+        }
+        if self.launcher.is_none() {
+            return vec![
+                "no launcher is configured: commands run with the program's full authority"
+                    .to_owned(),
+            ];
+        }
+        self.support.missing()
+    }
+
+    /// What to tell the person once per run when commands are not fully
+    /// confined; `None` at the full level.
+    pub fn warning(&self) -> Option<String> {
+        let level = self.level();
+        (level != Level::Full).then(|| {
+            format!(
+                "commands run with sandbox level {level}: {}",
+                self.missing().join("; ")
+            )
+        })
+    }
+
+    /// One line for approval previews and events: `sandbox: full, network off`.
+    pub fn describe(&self, network: bool) -> String {
+        let level = self.level();
+        if level == Level::None {
+            return "sandbox: none".to_owned();
+        }
+        let network = if network { "network on" } else { "network off" };
+        format!("sandbox: {level}, workspace-write, {network}")
+    }
+
+    /// Hierarchies commands may read (beside the workspace).
+    pub fn read_paths(&self) -> &[PathBuf] {
+        &self.read
+    }
+
+    /// The private temporary directory (the child's `TMPDIR`), made on
+    /// first use, 0700; removed when the sandbox is dropped.
+    pub fn temp_dir(&self) -> Result<&Path, String> {
+        self.temp
+            .get_or_init(|| make_temp_dir(&self.temp_base))
+            .as_ref()
+            .map(PathBuf::as_path)
+            .map_err(Clone::clone)
+    }
+
+    /// True when commands go through the launcher (supervised).
+    pub(crate) fn launcher(&self) -> Option<&Path> {
+        self.launcher.as_deref()
+    }
+
+    /// The spec for one command in the workspace at `root`.
+    pub(crate) fn spec(
+        &self,
+        root: &Path,
+        program: OsString,
+        args: Vec<OsString>,
+        pty: bool,
+        network: bool,
+    ) -> Result<Spec, String> {
+        let confine = self.level() != Level::None;
+        let mut spec = Spec {
+            pty,
+            network,
+            confine,
+            landlock: confine && self.support.landlock_abi.is_some(),
+            seccomp: confine && self.support.seccomp,
+            parent: Some(std::process::id()),
+            program,
+            args,
+            ..Spec::default()
+        };
+        if !confine {
+            return Ok(spec);
+        }
+        spec.read = self.read.clone();
+        spec.write = vec![root.to_path_buf(), self.temp_dir()?.to_path_buf()];
+        spec.devices = DEVICES.iter().map(PathBuf::from).collect();
+        if pty {
+            spec.devices.push("/dev/tty".into());
+        }
+        let git = git_dirs::find(root);
+        spec.write.extend(git.outside_root.iter().cloned());
+        spec.read.extend(git.outside_root.iter().cloned());
+        if self.support.mount_namespace {
+            spec.protect = git.protected;
+            spec.pin = git.pinned;
+            spec.protect.push(root.join(".oy"));
+            spec.protect.extend(
+                self.private_dirs
+                    .iter()
+                    .filter(|dir| dir.starts_with(root))
+                    .cloned(),
+            );
+        }
+        Ok(spec)
+    }
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        if let Some(Ok(dir)) = self.temp.get() {
+            remove_temp_dir(dir);
+        }
+    }
+}
+
+fn make_temp_dir(base: &Path) -> Result<PathBuf, String> {
+    use std::os::unix::fs::DirBuilderExt;
+    let base = if base.as_os_str().is_empty() {
+        Path::new("/tmp")
+    } else {
+        base
+    };
+    let mut last_error = String::new();
+    for _ in 0..8 {
+        let dir = base.join(format!(
+            "oy-{}-{:08x}",
+            std::process::id(),
+            fastrand::u32(..)
+        ));
+        // Exclusive create: an existing (perhaps planted) name is never used.
+        match std::fs::DirBuilder::new().mode(0o700).create(&dir) {
+            Ok(()) => return Ok(dir),
+            Err(error) => last_error = error.to_string(),
+        }
+    }
+    Err(format!(
+        "cannot make a private temporary directory in {}: {last_error}",
+        base.display()
+    ))
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "oy's own per-run temporary directory, outside the workspace"
+)]
+fn remove_temp_dir(dir: &Path) {
+    // Does not follow symlinks a command left inside.
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,120 @@
+//! Explaining a refusal: when a sandboxed command fails with "Permission
+//! denied", "Operation not permitted", "Read-only file system" or a name
+//! lookup that could not reach the network, the model is told which
+//! sandbox rule most likely refused it and what the user can do.
+
+use std::path::Path;
+
+/// Error texts that a Landlock, mount or seccomp refusal produces.
+const FS_SIGNS: &[&str] = &[
+    "Permission denied",
+    "Operation not permitted",
+    "Read-only file system",
+];
+
+/// What a command without network reports.
+const NET_SIGNS: &[&str] = &[
+    "Operation not permitted",
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "Network is unreachable",
+    "failed to lookup address",
+    "nodename nor servname",
+];
+
+/// A note for the model, or `None` when the output shows no sign of a
+/// refusal. `output` is the command's stderr (and stdout); `root` the
+/// workspace; `network` whether sockets were allowed.
+pub(crate) fn explain_refusal(output: &str, root: &Path, network: bool) -> Option<String> {
+    let line = output
+        .lines()
+        .find(|line| FS_SIGNS.iter().any(|sign| line.contains(sign)));
+    if let Some(line) = line {
+        let rule = fs_rule(line, root);
+        // A socket refusal reads like a file one; say both when in doubt.
+        let network_note = if !network && rule.is_none() && line.contains("Operation not permitted")
+        {
+            " or a socket (the network is off for commands)"
+        } else {
+            ""
+        };
+        let rule = rule.unwrap_or_else(|| {
+            format!(
+                "it may be a file outside the sandbox's rules (writes only inside the workspace and $TMPDIR; the home directory readable only for toolchains; `.git/config`, hooks and `.oy/` read-only){network_note}"
+            )
+        });
+        return Some(format!(
+            "oy sandbox: the command was refused by the sandbox: {rule}.\nRECOVERY: keep the work inside the workspace (use $TMPDIR for scratch files); if the user needs more, they can run it themselves, add a read path in their global config, or use `--sandbox off`"
+        ));
+    }
+    if !network && NET_SIGNS.iter().any(|sign| output.contains(sign)) {
+        return Some(
+            "oy sandbox: the network is off for commands (only Unix sockets are allowed).\nRECOVERY: work offline (vendored or cached dependencies); if the command needs the network, ask the user to rerun with `--network allow`"
+                .to_owned(),
+        );
+    }
+    None
+}
+
+/// Names the rule from a path on the line, if there is one.
+fn fs_rule(line: &str, root: &Path) -> Option<String> {
+    let path = line
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | ','))
+        .find(|word| word.starts_with('/') && word.len() > 1)?;
+    let path = Path::new(path);
+    let inside = path.starts_with(root);
+    let relative = path.strip_prefix(root).ok();
+    let in_git = relative.is_some_and(|rel| rel.starts_with(".git"));
+    let in_oy = relative.is_some_and(|rel| rel.starts_with(".oy"));
+    Some(if in_git {
+        format!(
+            "`{}` is git metadata that can make git run code (config, hooks, info), read-only to commands",
+            path.display()
+        )
+    } else if in_oy {
+        format!(
+            "`{}` is oy's own workspace configuration, read-only to commands",
+            path.display()
+        )
+    } else if inside {
+        format!(
+            "`{}` is inside the workspace but was refused (a file the user cannot write, or oy's own data)",
+            path.display()
+        )
+    } else {
+        format!(
+            "`{}` is outside the workspace: commands may write only inside it and $TMPDIR, and read only system and toolchain directories",
+            path.display()
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_rule_for_paths_outside_and_in_git() {
+        let root = Path::new("/ws");
+        let outside =
+            explain_refusal("bash: /home/u/.bashrc: Permission denied", root, false).unwrap();
+        assert!(outside.contains("outside the workspace"), "{outside}");
+        assert!(outside.contains("RECOVERY:"));
+        let git = explain_refusal(
+            "error: could not lock config file /ws/.git/config: Read-only file system",
+            root,
+            true,
+        )
+        .unwrap();
+        assert!(git.contains("git metadata"), "{git}");
+        let net =
+            explain_refusal("curl: (6) Could not resolve host: example.com", root, false).unwrap();
+        assert!(net.contains("--network allow"), "{net}");
+        assert_eq!(explain_refusal("all good", root, false), None);
+        assert_eq!(
+            explain_refusal("curl: (6) Could not resolve host: x", root, true),
+            None
+        );
+    }
+}

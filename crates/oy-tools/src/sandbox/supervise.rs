@@ -1,0 +1,203 @@
+//! The supervisor stage: leads a new session (no controlling terminal,
+//! unless oy gave it a PTY), becomes a child subreaper so that every
+//! orphaned descendant — `setsid`, double fork, `set -m` jobs — is
+//! re-parented to it, starts the confine stage (or, with the sandbox off,
+//! the program), and when that ends, or oy sends SIGTERM, or oy dies,
+//! kills every descendant before exiting with the command's status.
+//!
+//! It stays outside the command's Landlock domain, so the command can
+//! neither signal nor trace it.
+
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rustix::process::{Pid, Signal, WaitOptions, WaitStatus};
+use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
+
+use super::LAUNCHER_ARG;
+use super::argv::{Spec, Stage};
+use super::confine::{SETUP_FAILED, say};
+
+/// Runs the stage; returns the exit code (or ends by the command's signal).
+pub(crate) fn run(spec: &Spec) -> i32 {
+    if !spec.pty {
+        // A PTY session is already its own session's leader (portable-pty).
+        let _ = rustix::process::setsid();
+    }
+    if rustix::process::set_child_subreaper(Some(rustix::process::getpid())).is_err() {
+        say("oy sandbox: cannot become a child subreaper; the command was not run");
+        return SETUP_FAILED;
+    }
+    let stop = Arc::new(AtomicBool::new(false));
+    if watch_signals(&stop).is_err() {
+        say("oy sandbox: cannot handle signals; the command was not run");
+        return SETUP_FAILED;
+    }
+    if !spec.pty && !dies_with_parent(spec.parent) {
+        return SETUP_FAILED;
+    }
+    let mut command = if spec.confine {
+        let mut command = Command::new("/proc/self/exe");
+        command.arg(LAUNCHER_ARG).args(spec.encode(Stage::Confine));
+        command
+    } else {
+        let mut command = Command::new(&spec.program);
+        command.args(&spec.args);
+        command
+    };
+    let child = match command.spawn() {
+        Ok(child) => child,
+        Err(error) => {
+            say(&format!(
+                "oy sandbox: cannot start {}: {error}",
+                spec.program.to_string_lossy()
+            ));
+            return if error.kind() == std::io::ErrorKind::NotFound {
+                super::confine::NOT_FOUND
+            } else {
+                SETUP_FAILED
+            };
+        }
+    };
+    let main = Pid::from_child(&child);
+    let status = reap_all(main, &stop);
+    exit_like(status)
+}
+
+/// SIGTERM and SIGHUP (oy, or the PTY hanging up) kill everything; SIGINT
+/// and SIGQUIT from a PTY are the command's business, not ours.
+fn watch_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
+    let mut signals = signal_hook::iterator::Signals::new([SIGTERM, SIGHUP, SIGINT, SIGQUIT])?;
+    let stop = Arc::clone(stop);
+    std::thread::Builder::new()
+        .name("oy-supervisor-signals".to_owned())
+        .spawn(move || {
+            for signal in signals.forever() {
+                if signal == SIGTERM || signal == SIGHUP {
+                    stop.store(true, Ordering::SeqCst);
+                    kill_children();
+                }
+            }
+        })?;
+    Ok(())
+}
+
+/// The supervisor gets SIGTERM when the thread that started it (the tool
+/// call, which waits for it) or oy ends; false if oy is already gone.
+fn dies_with_parent(parent: Option<u32>) -> bool {
+    if rustix::process::set_parent_process_death_signal(Some(Signal::TERM)).is_err() {
+        say("oy sandbox: cannot watch oy; the command was not run");
+        return false;
+    }
+    let Some(parent) = parent else {
+        return true;
+    };
+    let alive = rustix::process::getppid()
+        .is_some_and(|pid| u32::try_from(pid.as_raw_nonzero().get()).ok() == Some(parent));
+    if !alive {
+        say("oy sandbox: oy has exited; the command was not run");
+    }
+    alive
+}
+
+/// Reaps children until none is left, killing them all once the main
+/// child has ended or a stop was asked for. Returns the main child's
+/// status (`None` if it was never seen, which cannot happen in practice).
+fn reap_all(main: Pid, stop: &AtomicBool) -> Option<WaitStatus> {
+    let mut status = None;
+    loop {
+        if status.is_some() || stop.load(Ordering::SeqCst) {
+            kill_children();
+        }
+        match rustix::process::wait(WaitOptions::empty()) {
+            Ok(Some((pid, wait_status))) => {
+                if pid == main {
+                    status = Some(wait_status);
+                }
+            }
+            Ok(None) | Err(rustix::io::Errno::INTR) => {}
+            // ECHILD: nobody is left.
+            Err(_) => return status,
+        }
+    }
+}
+
+/// SIGKILL to every direct child. Orphaned grandchildren are re-parented
+/// to us when their parent dies, so the reap loop finds them next.
+fn kill_children() {
+    for pid in children() {
+        let _ = rustix::process::kill_process(pid, Signal::KILL);
+    }
+}
+
+/// Our children, from `/proc/self/task/*/children`, or by scanning every
+/// process's parent where the kernel lacks that file.
+fn children() -> Vec<Pid> {
+    let mut found = Vec::new();
+    let mut read_any = false;
+    for task in list_dir("/proc/self/task") {
+        if let Some(text) = read_text(&format!("/proc/self/task/{task}/children")) {
+            read_any = true;
+            found.extend(text.split_whitespace().filter_map(parse_pid));
+        }
+    }
+    if read_any {
+        return found;
+    }
+    let me = rustix::process::getpid();
+    list_dir("/proc")
+        .into_iter()
+        .filter_map(|name| {
+            let pid = parse_pid(&name)?;
+            let stat = read_text(&format!("/proc/{name}/stat"))?;
+            // `pid (comm) state ppid …`; comm may hold spaces or `)`.
+            let after = &stat[stat.rfind(')')? + 1..];
+            let parent = after.split_whitespace().nth(1).and_then(parse_pid)?;
+            (parent == me).then_some(pid)
+        })
+        .collect()
+}
+
+fn parse_pid(text: &str) -> Option<Pid> {
+    text.parse::<i32>().ok().and_then(Pid::from_raw)
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the process table under /proc, not workspace files"
+)]
+fn read_text(path: &str) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the process table under /proc, not workspace files"
+)]
+fn list_dir(path: &str) -> Vec<String> {
+    std::fs::read_dir(path)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .filter_map(|entry| entry.file_name().into_string().ok())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Ends this process the way the command ended: its exit code, or its
+/// signal re-raised with the default action.
+fn exit_like(status: Option<WaitStatus>) -> i32 {
+    let Some(status) = status else {
+        return SETUP_FAILED;
+    };
+    if let Some(code) = status.exit_status() {
+        return code;
+    }
+    if let Some(signal) = status.terminating_signal() {
+        let _ = signal_hook::low_level::emulate_default_handler(signal);
+        return 128 + signal;
+    }
+    SETUP_FAILED
+}
