@@ -235,6 +235,32 @@ pub(crate) enum Command {
     /// Run one tool call exactly as if the model had made it.
     #[command(after_help = TOOL_EXAMPLES)]
     Tool(ToolArgs),
+    /// Run a command under the sandbox a tool call gets (no command: show it).
+    #[command(after_help = SANDBOX_NOTES)]
+    Sandbox(SandboxArgs),
+}
+
+const SANDBOX_NOTES: &str = "\
+Commands may write only inside the workspace and a private $TMPDIR; .git's
+config, hooks and info and .oy/ stay read-only; they may read the workspace,
+system directories and toolchain caches, not the rest of your home (add paths
+with `sandbox_read = [\"~/path\"]` in the global config); no network unless
+--network allow; no controlling terminal; nothing they start outlives them.
+
+Examples:
+  oy sandbox                                   show the level and the rules
+  oy sandbox -- bash -c 'cat ~/.ssh/id_rsa'    see a read refused
+  oy sandbox --network allow -- curl -sI https://example.com
+
+Exit code: the command's (126 if the sandbox could not be set up, 127 if the
+program was not found).";
+
+/// Flags of `oy sandbox`.
+#[derive(Debug, Args)]
+pub(crate) struct SandboxArgs {
+    /// The command and its arguments (after `--`).
+    #[arg(last = true, value_name = "CMD")]
+    pub(crate) command: Vec<std::ffi::OsString>,
 }
 
 const TOOL_EXAMPLES: &str = "\

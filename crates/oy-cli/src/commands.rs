@@ -6,6 +6,7 @@ mod completions;
 mod doctor;
 mod model;
 mod run;
+mod sandbox;
 mod sessions;
 mod tool;
 mod tools;
@@ -44,5 +45,6 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Completions(args)) => completions::run(&args),
         Some(Command::Tools(args)) => tools::run(&config, &args),
         Some(Command::Tool(args)) => tool::run(&config, &args),
+        Some(Command::Sandbox(args)) => sandbox::run(&config, &args),
     }
 }

@@ -15,6 +15,8 @@ pub enum Exit {
     Policy,
     /// Interrupted (Ctrl-C).
     Interrupted,
+    /// A command's own exit code, passed through (`oy sandbox`).
+    Code(u8),
 }
 
 impl From<Exit> for ExitCode {
@@ -25,6 +27,7 @@ impl From<Exit> for ExitCode {
             Exit::Usage => 2,
             Exit::Policy => 3,
             Exit::Interrupted => 130,
+            Exit::Code(code) => code,
         })
     }
 }

@@ -8,5 +8,8 @@ fn main() -> ExitCode {
     if let Some(code) = oy_tools::sandbox::dispatch(std::env::args_os()) {
         std::process::exit(code);
     }
+    // Children (also unsandboxed ones) must not read oy's memory or its
+    // environment through /proc; failing to say so is not fatal.
+    let _ = oy_tools::sandbox::protect_process();
     oy_cli::main_with_args(std::env::args_os())
 }

@@ -132,6 +132,7 @@ fn paths(config: &Config, report: &mut Report) {
             report.hint("install bash: the bash and exec_command tools need it");
         }
     }
+    sandbox(config, report);
     if let Some(workspace) = &workspace {
         let present = workspace
             .path("AGENTS.md")
@@ -146,6 +147,39 @@ fn paths(config: &Config, report: &mut Report) {
                 "none"
             },
         );
+    }
+}
+
+/// The sandbox level the kernel allows, and why it is not full. Not a
+/// blocker: commands still run, and the run says so once.
+fn sandbox(config: &Config, report: &mut Report) {
+    let sandbox = &config.sandbox;
+    let support = sandbox.support();
+    let level = sandbox.level();
+    let detail = if sandbox.setting() == oy_tools::SandboxSetting::Off {
+        "off by your choice".to_owned()
+    } else {
+        let landlock = support.landlock_abi.map_or_else(
+            || "no Landlock".to_owned(),
+            |abi| format!("Landlock ABI {abi}+"),
+        );
+        let seccomp = if support.seccomp {
+            "seccomp"
+        } else {
+            "no seccomp"
+        };
+        let mounts = if support.mount_namespace {
+            "mount namespace"
+        } else {
+            "no mount namespace"
+        };
+        format!("{landlock}, {seccomp}, {mounts}")
+    };
+    report.line("sandbox", format!("{level} ({detail})"));
+    for missing in sandbox.missing() {
+        report.hint(format!(
+            "{missing}; `oy sandbox` shows the rules, docs/sandbox.md explains them"
+        ));
     }
 }
 

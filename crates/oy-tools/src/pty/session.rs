@@ -142,6 +142,8 @@ pub(crate) struct Session {
     /// The leader is the sandbox's supervisor: SIGTERM makes it kill every
     /// descendant (even those that left the group) before it exits.
     supervised: bool,
+    /// Protected paths that did not exist when it started.
+    absent: Vec<std::path::PathBuf>,
     child: Mutex<Box<dyn Child + Send + Sync>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
     input: Mutex<Option<SyncSender<Vec<u8>>>>,
@@ -210,6 +212,7 @@ impl Session {
             command: command.to_owned(),
             pid,
             supervised: launched.supervised,
+            absent: launched.absent.clone(),
             child: Mutex::new(child),
             master: Mutex::new(pair.master),
             input: Mutex::new(None),
@@ -437,6 +440,12 @@ impl Session {
                 Ok(None) => return,
             }
         }
+    }
+
+    /// Removes protected paths the session's processes created (checked at
+    /// every call that collects its output) and says so.
+    pub(crate) fn undo_protected(&self) -> Option<String> {
+        crate::sandbox::undo_created(&self.absent)
     }
 
     /// Kills the process group and reaps the leader (bounded wait).

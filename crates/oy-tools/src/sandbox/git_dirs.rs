@@ -17,6 +17,9 @@ pub(crate) struct GitDirs {
     /// Git directories outside the root (a worktree's own and the common
     /// one) whose objects, refs, index and logs stay writable.
     pub(crate) outside_root: Vec<PathBuf>,
+    /// Protected names that do not exist: a bind mount cannot cover them,
+    /// so one a command creates is removed when the call ends.
+    pub(crate) absent: Vec<PathBuf>,
 }
 
 /// Names inside a git directory that must not change.
@@ -57,27 +60,61 @@ pub(crate) fn find(root: &Path) -> GitDirs {
         } else if !found.pinned.contains(dir) {
             found.pinned.push(dir.clone());
         }
-        protect_in(dir, &mut found.protected);
+        protect_in(dir, &mut found.protected, &mut found.absent);
         // Submodules' and linked worktrees' own git directories.
         for nested in ["modules", "worktrees"] {
             for child in children(&dir.join(nested)) {
-                protect_in(&child, &mut found.protected);
+                protect_in(&child, &mut found.protected, &mut found.absent);
             }
         }
     }
     found.protected.sort();
     found.protected.dedup();
+    found.absent.sort();
+    found.absent.dedup();
     found
 }
 
-fn protect_in(dir: &Path, protected: &mut Vec<PathBuf>) {
+fn protect_in(dir: &Path, protected: &mut Vec<PathBuf>, absent: &mut Vec<PathBuf>) {
     ensure_hooks_dir(dir);
-    protected.extend(
-        PROTECTED_NAMES
-            .iter()
-            .map(|name| dir.join(name))
-            .filter(|path| kind(path).is_some()),
-    );
+    for path in PROTECTED_NAMES.iter().map(|name| dir.join(name)) {
+        if kind(&path).is_some() {
+            protected.push(path);
+        } else {
+            absent.push(path);
+        }
+    }
+}
+
+/// Removes each of `paths` that exists now (a command made it), without
+/// following links; returns what was removed. Called once every process
+/// of the call is gone.
+pub(crate) fn remove_created(paths: &[PathBuf]) -> Vec<PathBuf> {
+    paths
+        .iter()
+        .filter(|path| match kind(path) {
+            Some(kind) if kind.is_dir() => remove_tree(path),
+            Some(_) => remove_file(path),
+            None => false,
+        })
+        .cloned()
+        .collect()
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a protected git or oy path a sandboxed command created; no link is followed"
+)]
+fn remove_tree(path: &Path) -> bool {
+    std::fs::remove_dir_all(path).is_ok()
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a protected git or oy path a sandboxed command created; no link is followed"
+)]
+fn remove_file(path: &Path) -> bool {
+    std::fs::remove_file(path).is_ok()
 }
 
 /// A missing `hooks/` could be made by a command and filled; git's own

@@ -50,6 +50,15 @@ pub fn dispatch(args: impl IntoIterator<Item = OsString>) -> Option<i32> {
     })
 }
 
+/// Hardens the running program against its own children: marks it
+/// non-dumpable, so a child of the same user cannot read its memory or
+/// `/proc/<pid>/environ` (where the provider key lives) even with the
+/// sandbox off. Call once at start-up, after [`dispatch`].
+pub fn protect_process() -> std::io::Result<()> {
+    rustix::process::set_dumpable_behavior(rustix::process::DumpableBehavior::NotDumpable)
+        .map_err(std::io::Error::from)
+}
+
 /// One command a tool wants to run.
 #[derive(Debug)]
 pub(crate) struct Launch {
@@ -74,6 +83,8 @@ pub(crate) struct Launched {
     /// Runs under the supervisor: stop it with SIGTERM, not by killing
     /// its process group.
     pub(crate) supervised: bool,
+    /// Protected paths that did not exist at the start.
+    pub(crate) absent: Vec<PathBuf>,
 }
 
 impl Launched {
@@ -86,6 +97,31 @@ impl Launched {
             .env_clear()
             .envs(self.env.iter().map(|(name, value)| (name, value)));
         command
+    }
+
+    /// Once every process of the call is gone: removes the protected paths
+    /// it created (a `.git/commondir` pointing elsewhere, a new `.oy/`),
+    /// and returns a line for the model saying so, or `None`.
+    pub(crate) fn undo_protected(&self) -> Option<String> {
+        undo_created(&self.absent)
+    }
+}
+
+/// Removes what a command created of `absent` (see [`Launched::undo_protected`]).
+pub(crate) fn undo_created(absent: &[PathBuf]) -> Option<String> {
+    {
+        let removed = super::git_dirs::remove_created(absent);
+        if removed.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = removed
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect();
+        Some(format!(
+            "oy sandbox: removed {} that the command created: git and oy read these to decide what to run, so commands may not create them.",
+            names.join(", ")
+        ))
     }
 }
 
@@ -114,11 +150,12 @@ impl Sandbox {
                 cwd,
                 env,
                 supervised: false,
+                absent: Vec::new(),
             });
         };
         let resolved = resolve_program(&program, &env, &cwd)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such program"))?;
-        let spec = self
+        let (spec, absent) = self
             .spec(root, resolved.into_os_string(), args, pty, network)
             .map_err(std::io::Error::other)?;
         if spec.confine {
@@ -134,7 +171,38 @@ impl Sandbox {
             cwd,
             env,
             supervised: true,
+            absent,
         })
+    }
+}
+
+impl Sandbox {
+    /// A command that runs `program args` in `cwd` (inside the workspace at
+    /// `root`) under this sandbox exactly as a tool call would, with `env`
+    /// as its environment and stdio left to the caller — what
+    /// `oy sandbox -- CMD` runs.
+    pub fn command(
+        &self,
+        program: &OsStr,
+        args: &[OsString],
+        cwd: &Path,
+        env: &crate::ChildEnv,
+        root: &Path,
+        network: bool,
+    ) -> std::io::Result<std::process::Command> {
+        let launch = Launch {
+            program: program.to_owned(),
+            args: args.to_vec(),
+            cwd: cwd.to_path_buf(),
+            env: env.vars().to_vec(),
+            pty: false,
+        };
+        let launched = self.wrap(launch, root, network)?;
+        let mut command = launched.command();
+        if !launched.supervised {
+            std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        }
+        Ok(command)
     }
 }
 

@@ -322,7 +322,8 @@ impl Sandbox {
         self.launcher.as_deref()
     }
 
-    /// The spec for one command in the workspace at `root`.
+    /// The spec for one command in the workspace at `root`, and the
+    /// protected paths that do not exist yet (to remove if it makes them).
     pub(crate) fn spec(
         &self,
         root: &Path,
@@ -330,7 +331,7 @@ impl Sandbox {
         args: Vec<OsString>,
         pty: bool,
         network: bool,
-    ) -> Result<Spec, String> {
+    ) -> Result<(Spec, Vec<PathBuf>), String> {
         let confine = self.level() != Level::None;
         let mut spec = Spec {
             pty,
@@ -344,7 +345,7 @@ impl Sandbox {
             ..Spec::default()
         };
         if !confine {
-            return Ok(spec);
+            return Ok((spec, Vec::new()));
         }
         spec.read = self.read.clone();
         spec.write = vec![root.to_path_buf(), self.temp_dir()?.to_path_buf()];
@@ -355,18 +356,45 @@ impl Sandbox {
         let git = git_dirs::find(root);
         spec.write.extend(git.outside_root.iter().cloned());
         spec.read.extend(git.outside_root.iter().cloned());
+        let mut absent = Vec::new();
         if self.support.mount_namespace {
-            spec.protect = git.protected;
+            spec.protect = self.protected(root, git.protected);
             spec.pin = git.pinned;
-            spec.protect.push(root.join(".oy"));
-            spec.protect.extend(
-                self.private_dirs
+            absent = git.absent;
+            absent.extend(
+                spec.protect
                     .iter()
-                    .filter(|dir| dir.starts_with(root))
+                    .filter(|path| rustix::fs::lstat(path.as_path()).is_err())
                     .cloned(),
             );
         }
-        Ok(spec)
+        Ok((spec, absent))
+    }
+
+    /// What commands in the workspace at `root` may not change although it
+    /// lies inside a writable hierarchy: git's code-running parts, `.oy/`,
+    /// and oy's own directories when they are inside. Empty when the
+    /// kernel cannot enforce it (see [`Support::mount_namespace`]).
+    pub fn protected_paths(&self, root: &Path) -> Vec<PathBuf> {
+        if self.level() == Level::None || !self.support.mount_namespace {
+            return Vec::new();
+        }
+        let protected = self.protected(root, git_dirs::find(root).protected);
+        protected
+            .into_iter()
+            .filter(|path| rustix::fs::lstat(path).is_ok())
+            .collect()
+    }
+
+    fn protected(&self, root: &Path, mut protected: Vec<PathBuf>) -> Vec<PathBuf> {
+        protected.push(root.join(".oy"));
+        protected.extend(
+            self.private_dirs
+                .iter()
+                .filter(|dir| dir.starts_with(root))
+                .cloned(),
+        );
+        protected
     }
 }
 

@@ -121,9 +121,11 @@ impl Tool for BashTool {
         .map_err(|error| spawn_failure(&error))?;
         let truncated = finished.stdout.truncated || finished.stderr.truncated;
         let mut text = render(&finished, args.timeout_ms);
-        if finished.ending != Ending::Exited(0)
-            && let Some(note) = call.explain_refusal(&finished.stderr.text, &finished.stdout.text)
-        {
+        let notes = [
+            call.explain_refusal(&finished.stderr.text, &finished.stdout.text),
+            launched.undo_protected(),
+        ];
+        for note in notes.into_iter().flatten() {
             text.push_str(&note);
             text.push('\n');
         }

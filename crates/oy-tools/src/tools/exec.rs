@@ -135,9 +135,11 @@ impl Tool for ExecTool {
         })
         .map_err(|error| spawn_error(&args.cmd, &error))?;
         let mut stderr = finished.stderr.text;
-        if finished.ending != Ending::Exited(0)
-            && let Some(note) = call.explain_refusal(&stderr, &finished.stdout.text)
-        {
+        let notes = [
+            call.explain_refusal(&stderr, &finished.stdout.text),
+            launched.undo_protected(),
+        ];
+        for note in notes.into_iter().flatten() {
             if !stderr.is_empty() && !stderr.ends_with('\n') {
                 stderr.push('\n');
             }

@@ -138,17 +138,34 @@ impl Tool for ExecCommandTool {
                 pty::MAX_SESSIONS
             ));
         }
-        Ok(render(session.id(), collected, text))
+        Ok(render(
+            session.id(),
+            collected,
+            text,
+            session.undo_protected(),
+        ))
     }
 }
 
 /// `session N running` or `session N exited with code C`, then the output.
-pub(crate) fn render(id: u32, collected: Collected, mut text: String) -> ToolOutput {
+pub(crate) fn render(
+    id: u32,
+    collected: Collected,
+    mut text: String,
+    sandbox_note: Option<String>,
+) -> ToolOutput {
     match collected.ended {
         None => text.push_str(&format!("session {id} running\n")),
         Some(ended) => text.push_str(&format!("session {id} {}\n", describe(ended))),
     }
     text.push_str(&collected.output.text);
+    if let Some(note) = sandbox_note {
+        if !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&note);
+        text.push('\n');
+    }
     ToolOutput::ok(text).with_truncated(collected.output.truncated)
 }
 

@@ -119,9 +119,10 @@ impl Tool for WriteStdinTool {
             pty::output_bytes(args.max_output_tokens),
         );
         drop(claim);
+        let note = session.undo_protected();
         if collected.ended.is_some() {
             ctx.pty_sessions().remove(id);
         }
-        Ok(render(id, collected, String::new()))
+        Ok(render(id, collected, String::new(), note))
     }
 }

@@ -94,6 +94,9 @@ impl Tool for UserTool {
             supervised: launched.supervised,
         })
         .map_err(|error| spawn_error(&self.def.command[0], &error))?;
+        // A user tool's output is JSON for the model; what it created is
+        // removed all the same.
+        let _ = launched.undo_protected();
         let stderr_hint = || {
             let text = finished.stderr.text.trim();
             if text.is_empty() {

@@ -1,0 +1,512 @@
+//! The process sandbox against the real kernel, tried as an attacker
+//! would: through `oy tool bash` (exactly what a model's call runs) and
+//! `oy sandbox --`. Each test skips, saying why, only where the kernel
+//! lacks Landlock, seccomp or mount namespaces.
+
+use std::fs;
+use std::net::{TcpListener, UdpSocket};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::support::{Oy, Run};
+
+/// True when this kernel gives the full sandbox; otherwise prints why the
+/// calling test is skipped.
+#[expect(clippy::print_stdout, reason = "a test skipped for the kernel says why")]
+fn full_sandbox(oy: &Oy) -> bool {
+    let run = oy.run(&["sandbox"]);
+    let full = run.stdout.starts_with("sandbox: full");
+    if !full {
+        println!(
+            "skipped: the kernel does not offer the full sandbox:\n{}",
+            run.stdout
+        );
+    }
+    full
+}
+
+/// A fake home with planted credentials and a dotfile, outside the root.
+fn fake_home(oy: &Oy) -> PathBuf {
+    let home = oy.root.parent().unwrap().join("home");
+    fs::create_dir_all(home.join(".ssh")).unwrap();
+    fs::create_dir_all(home.join(".aws")).unwrap();
+    fs::write(home.join(".ssh/id_rsa"), "PLANTED-SSH-KEY\n").unwrap();
+    fs::write(home.join(".aws/credentials"), "PLANTED-AWS-SECRET\n").unwrap();
+    fs::write(home.join(".bashrc"), "# original\n").unwrap();
+    home
+}
+
+/// `oy tool bash` in auto-approve mode with `env` added to oy's own
+/// environment.
+fn bash(oy: &Oy, command: &str, extra: &[&str], env: &[(&str, &str)]) -> Run {
+    let args = serde_json::json!({ "command": command, "timeout_ms": 20_000 }).to_string();
+    let mut all = vec!["tool", "bash", args.as_str(), "--mode", "auto"];
+    all.extend_from_slice(extra);
+    let mut cmd = oy.command();
+    cmd.args(&all);
+    for (name, value) in env {
+        cmd.env(name, value);
+    }
+    let output = cmd.output().unwrap();
+    Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    }
+}
+
+fn git(root: &Path, args: &[&str]) {
+    let status = Command::new("git")
+        .args(args)
+        .current_dir(root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "git {args:?}");
+}
+
+#[test]
+fn writes_outside_the_root_are_refused_however_they_are_tried() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let home = fake_home(&oy);
+    let base = oy.root.parent().unwrap();
+    let sibling = base.join("sibling");
+    fs::create_dir_all(&sibling).unwrap();
+    // Another user's world-writable file in a shared temporary directory.
+    let shared = base.join("shared-tmp");
+    fs::create_dir_all(&shared).unwrap();
+    fs::write(shared.join("theirs.txt"), "theirs\n").unwrap();
+    fs::set_permissions(shared.join("theirs.txt"), fs::Permissions::from_mode(0o666)).unwrap();
+    std::os::unix::fs::symlink(home.join(".bashrc"), oy.root.join("planted-link")).unwrap();
+    let script = format!(
+        "echo evil >> {home}/.bashrc; echo evil > {sibling}/new.txt; echo evil >> {shared}/theirs.txt; \
+         echo evil >> planted-link; mkdir {sibling}/dir; echo ok > inside.txt; echo ok > \"$TMPDIR/scratch\" && echo tmp-ok",
+        home = home.display(),
+        sibling = sibling.display(),
+        shared = shared.display()
+    );
+    let run = bash(&oy, &script, &[], &[("HOME", home.to_str().unwrap())]);
+    assert_eq!(
+        fs::read_to_string(home.join(".bashrc")).unwrap(),
+        "# original\n"
+    );
+    assert!(!sibling.join("new.txt").exists());
+    assert!(!sibling.join("dir").exists());
+    assert_eq!(
+        fs::read_to_string(shared.join("theirs.txt")).unwrap(),
+        "theirs\n"
+    );
+    assert_eq!(oy.read("inside.txt"), "ok\n", "{}", run.stdout);
+    assert!(run.stdout.contains("tmp-ok"), "{}", run.stdout);
+    assert!(run.stdout.contains("Permission denied"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("oy sandbox: the command was refused"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("RECOVERY:"), "{}", run.stdout);
+}
+
+#[test]
+fn home_credentials_are_not_readable_but_toolchains_are() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let home = fake_home(&oy);
+    fs::create_dir_all(home.join(".cargo/bin")).unwrap();
+    fs::write(home.join(".cargo/bin/tool-marker"), "TOOLCHAIN-OK\n").unwrap();
+    fs::write(
+        home.join(".cargo/credentials.toml"),
+        "PLANTED-CARGO-TOKEN\n",
+    )
+    .unwrap();
+    let run = bash(
+        &oy,
+        "cat ~/.ssh/id_rsa ~/.aws/credentials ~/.cargo/credentials.toml; ls ~ ; cat ~/.cargo/bin/tool-marker",
+        &[],
+        &[("HOME", home.to_str().unwrap())],
+    );
+    for planted in [
+        "PLANTED-SSH-KEY",
+        "PLANTED-AWS-SECRET",
+        "PLANTED-CARGO-TOKEN",
+        ".bashrc",
+    ] {
+        assert!(
+            !run.stdout.contains(planted),
+            "{planted} leaked:\n{}",
+            run.stdout
+        );
+    }
+    assert!(run.stdout.contains("TOOLCHAIN-OK"), "{}", run.stdout);
+}
+
+#[test]
+fn git_metadata_that_runs_code_is_read_only_but_commits_work() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    git(&oy.root, &["init", "-q"]);
+    oy.file("src.txt", "one\n");
+    let config_before = oy.read(".git/config");
+    let script = "set +e; \
+        git config core.fsmonitor 'touch /tmp/pwned'; \
+        echo '[core] fsmonitor = evil' >> .git/config; \
+        printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit; \
+        cp .git/hooks/pre-commit.sample .git/hooks/pre-commit; \
+        mv .git/config .git/config.old; \
+        mv .git .git-moved; \
+        echo /elsewhere > .git/commondir; \
+        echo '* filter=evil' > .git/info/attributes; echo attacked";
+    let attack = bash(&oy, script, &[], &[]);
+    assert!(attack.stdout.contains("attacked"), "{}", attack.stdout);
+    // A name a bind mount could not cover is removed when the call ends.
+    assert!(
+        !oy.root.join(".git/commondir").exists(),
+        "{}",
+        attack.stdout
+    );
+    assert!(attack.stdout.contains("removed"), "{}", attack.stdout);
+    let script = "git -c user.name=t -c user.email=t@e add src.txt && \
+        git -c user.name=t -c user.email=t@e commit -q -m one && echo COMMITTED; \
+        git status --short; git diff HEAD --stat";
+    let run = bash(&oy, script, &[], &[]);
+    assert_eq!(oy.read(".git/config"), config_before, "{}", run.stdout);
+    assert!(
+        !oy.root.join(".git/hooks/pre-commit").exists(),
+        "{}",
+        run.stdout
+    );
+    assert!(!oy.root.join(".git-moved").exists(), "{}", run.stdout);
+    assert!(
+        !oy.root.join(".git/info/attributes").exists()
+            || !oy.read(".git/info/attributes").contains("evil")
+    );
+    assert!(run.stdout.contains("COMMITTED"), "{}", run.stdout);
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&oy.root)
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&log.stdout).contains("one"));
+    assert!(
+        attack.stdout.contains("Read-only file system"),
+        "{}",
+        attack.stdout
+    );
+    assert!(
+        attack.stdout.contains("Device or resource busy"),
+        "{}",
+        attack.stdout
+    );
+}
+
+#[test]
+fn workspace_oy_directory_is_read_only() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    oy.file(".oy/config.toml", "mode = \"plan\"\n");
+    let run = bash(
+        &oy,
+        "echo 'mode = \"auto\"' > .oy/config.toml; echo '[]' > .oy/tools.json; rm -rf .oy",
+        &[],
+        &[],
+    );
+    assert_eq!(
+        oy.read(".oy/config.toml"),
+        "mode = \"plan\"\n",
+        "{}",
+        run.stdout
+    );
+    assert!(!oy.root.join(".oy/tools.json").exists());
+}
+
+/// Serves one TCP connection and one UDP datagram on 127.0.0.1; returns
+/// the ports and a probe telling whether either arrived.
+fn listeners() -> (u16, u16, impl FnOnce() -> (bool, bool)) {
+    let tcp = TcpListener::bind("127.0.0.1:0").unwrap();
+    let udp = UdpSocket::bind("127.0.0.1:0").unwrap();
+    let (tcp_port, udp_port) = (
+        tcp.local_addr().unwrap().port(),
+        udp.local_addr().unwrap().port(),
+    );
+    tcp.set_nonblocking(true).unwrap();
+    udp.set_read_timeout(Some(Duration::from_millis(200)))
+        .unwrap();
+    let probe = move || {
+        let tcp_seen = tcp.accept().is_ok();
+        let mut buf = [0_u8; 16];
+        let udp_seen = udp.recv(&mut buf).is_ok();
+        (tcp_seen, udp_seen)
+    };
+    (tcp_port, udp_port, probe)
+}
+
+#[test]
+fn sockets_other_than_unix_are_refused_unless_the_network_is_allowed() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let (tcp, udp, probe) = listeners();
+    let script = format!(
+        "echo hi > /dev/tcp/127.0.0.1/{tcp}; echo hi > /dev/udp/127.0.0.1/{udp}; \
+         python3 -c 'import socket; a,b = socket.socketpair(); print(\"unix-ok\")' 2>&1"
+    );
+    // auto-approve implies `--network allow`; `ask` leaves commands offline.
+    let run = bash(&oy, &script, &["--network", "ask"], &[]);
+    assert_eq!(probe(), (false, false), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("Operation not permitted"),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        run.stdout.contains("unix-ok") || !python_works(),
+        "{}",
+        run.stdout
+    );
+
+    let (tcp, udp, probe) = listeners();
+    let script = format!("echo hi > /dev/tcp/127.0.0.1/{tcp}; echo hi > /dev/udp/127.0.0.1/{udp}");
+    let run = bash(&oy, &script, &["--network", "allow"], &[]);
+    std::thread::sleep(Duration::from_millis(50));
+    assert_eq!(probe(), (true, true), "{}", run.stdout);
+}
+
+fn python_works() -> bool {
+    Command::new("python3")
+        .arg("-c")
+        .arg("pass")
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn oy_environment_and_memory_cannot_be_read_back() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    // The bash's parent is the supervisor, whose parent is oy.
+    let script = "oy=$(awk '{print $4}' /proc/$PPID/stat); echo oy=$oy; \
+        cat /proc/$oy/environ; cat /proc/$PPID/environ; head -c 100 /proc/$oy/maps; \
+        ls /proc/$oy/fd; tr '\\0' '\\n' < /proc/1/environ | head -3; echo done";
+    let run = bash(
+        &oy,
+        script,
+        &[],
+        &[("OY_TEST_PROVIDER_KEY", "sk-PLANTED-PROVIDER-KEY-123456")],
+    );
+    assert!(run.stdout.contains("oy="), "{}", run.stdout);
+    assert!(run.stdout.contains("done"), "{}", run.stdout);
+    assert!(
+        !run.stdout.contains("PLANTED-PROVIDER-KEY"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("XDG_DATA_HOME="), "{}", run.stdout);
+}
+
+#[test]
+fn children_have_no_terminal_and_cannot_type_into_one() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let script = "exec 3<>/dev/tty && echo TTY-OPENED; ls /dev/pts >/dev/null && echo >> /dev/pts/0 && echo PTS-WRITTEN; \
+        python3 -c 'import fcntl, termios, sys\ntry:\n fcntl.ioctl(0, termios.TIOCSTI, b\"x\")\nexcept OSError as e:\n print(\"tiocsti errno\", e.errno)' ; \
+        ps -o tty= -p $$";
+    let run = bash(&oy, script, &[], &[]);
+    assert!(!run.stdout.contains("TTY-OPENED"), "{}", run.stdout);
+    assert!(!run.stdout.contains("PTS-WRITTEN"), "{}", run.stdout);
+    if python_works() {
+        // EPERM from seccomp, not ENOTTY (25) from /dev/null.
+        assert!(run.stdout.contains("tiocsti errno 1"), "{}", run.stdout);
+    }
+}
+
+fn alive(marker: &str) -> bool {
+    let out = Command::new("pgrep").args(["-f", marker]).output().unwrap();
+    !out.stdout.is_empty()
+}
+
+fn wait_gone(marker: &str) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while Instant::now() < deadline {
+        if !alive(marker) {
+            return true;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
+}
+
+#[test]
+fn nothing_started_by_a_call_outlives_it() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) || Command::new("pgrep").arg("-V").output().is_err() {
+        println!("skipped: pgrep is missing");
+        return;
+    }
+    let script = "setsid sleep 987601 & (sleep 987602 &) ; set -m; sleep 987603 & \
+        nohup sh -c 'sleep 987604' >/dev/null 2>&1 & disown; echo started";
+    let run = bash(&oy, script, &[], &[]);
+    assert!(run.stdout.contains("started"), "{}", run.stdout);
+    for marker in [
+        "sleep 987601",
+        "sleep 987602",
+        "sleep 987603",
+        "sleep 987604",
+    ] {
+        assert!(wait_gone(marker), "{marker} outlived the call");
+    }
+    // And on a timeout, with the leader still running.
+    let args = serde_json::json!({
+        "command": "setsid sleep 987605 & (sleep 987606 &); sleep 987607",
+        "timeout_ms": 700
+    })
+    .to_string();
+    let run = oy.run(&["tool", "bash", &args, "--mode", "auto"]);
+    assert!(run.stdout.contains("exit: 124"), "{}", run.stdout);
+    for marker in ["sleep 987605", "sleep 987606", "sleep 987607"] {
+        assert!(wait_gone(marker), "{marker} outlived the timeout");
+    }
+}
+
+#[test]
+fn a_killed_oy_takes_its_commands_with_it() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let args = serde_json::json!({ "command": "setsid sleep 987611 & sleep 987612", "timeout_ms": 60_000 }).to_string();
+    let mut child = oy
+        .command()
+        .args(["tool", "bash", &args, "--mode", "auto"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !alive("sleep 987611") && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(alive("sleep 987611"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(
+        wait_gone("sleep 987611"),
+        "the setsid grandchild outlived oy"
+    );
+    assert!(wait_gone("sleep 987612"), "the command outlived oy");
+}
+
+#[test]
+fn real_work_inside_the_workspace_still_works() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    git(&oy.root, &["init", "-q"]);
+    oy.file(
+        "Cargo.toml",
+        "[package]\nname = \"tiny\"\nversion = \"0.1.0\"\nedition = \"2021\"\n\n[workspace]\n",
+    );
+    oy.file(
+        "src/lib.rs",
+        "pub fn double(x: u32) -> u32 { x * 2 }\n#[cfg(test)]\nmod tests { #[test] fn doubles() { assert_eq!(super::double(2), 4); } }\n",
+    );
+    let script = "git status --short && git -c user.name=t -c user.email=t@e add -A && \
+        git -c user.name=t -c user.email=t@e commit -q -m init && git diff HEAD && echo GIT-OK; \
+        cargo test --offline -q 2>&1 | grep 'test result' && echo CARGO-DONE";
+    let target = oy.root.join("target");
+    let run = bash(
+        &oy,
+        script,
+        &[],
+        &[("CARGO_TARGET_DIR", target.to_str().unwrap())],
+    );
+    assert!(run.stdout.contains("GIT-OK"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("test result: ok. 1 passed"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn turning_it_off_is_the_users_choice_said_loudly_and_a_workspace_cannot() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let base = oy.root.parent().unwrap().to_path_buf();
+    oy.file(".oy/config.toml", "sandbox = \"off\"\n");
+    let script = format!("echo x > {}/outside/written.txt", base.display());
+    let run = bash(&oy, &script, &[], &[]);
+    assert!(!base.join("outside/written.txt").exists(), "{}", run.stdout);
+    assert!(
+        run.stderr
+            .contains("a workspace cannot turn the sandbox off"),
+        "{}",
+        run.stderr
+    );
+    fs::remove_file(oy.root.join(".oy/config.toml")).unwrap();
+    let run = bash(&oy, &script, &["--sandbox", "off"], &[]);
+    assert!(base.join("outside/written.txt").exists(), "{}", run.stdout);
+    assert!(run.stderr.contains("WARNING"), "{}", run.stderr);
+    assert!(run.stderr.contains("sandbox level none"), "{}", run.stderr);
+}
+
+#[test]
+fn oy_sandbox_runs_a_command_under_the_tool_sandbox_and_shows_the_rules() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let shown = oy.run(&["sandbox"]);
+    assert!(shown.stdout.contains("writable:"), "{}", shown.stdout);
+    assert!(shown.stdout.contains("network: off"), "{}", shown.stdout);
+    let run = oy.run(&[
+        "sandbox",
+        "--",
+        "bash",
+        "-c",
+        "echo inside > made.txt; exit 7",
+    ]);
+    assert_eq!(run.code, 7, "{}", run.stderr);
+    assert_eq!(oy.read("made.txt"), "inside\n");
+    let run = oy.run(&["sandbox", "--", "cat", "../outside/secret.txt"]);
+    assert_ne!(run.code, 0);
+    assert!(!run.stdout.contains("OUTSIDE-SECRET"));
+    let run = oy.run(&["sandbox", "--", "no-such-program-oy"]);
+    assert_eq!(run.code, 127, "{}", run.stderr);
+}
+
+#[test]
+fn exec_and_pty_sessions_are_confined_too() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let args = serde_json::json!({ "cmd": "cat", "args": ["../outside/secret.txt"] }).to_string();
+    let run = oy.run(&["tool", "exec", &args, "--mode", "auto"]);
+    assert!(!run.stdout.contains("OUTSIDE-SECRET"), "{}", run.stdout);
+    assert!(run.stdout.contains("Permission denied"), "{}", run.stdout);
+    let args = serde_json::json!({
+        "cmd": "cat ../outside/secret.txt; test -w /dev/tty && echo TTY-USABLE",
+        "yield_time_ms": 3000
+    })
+    .to_string();
+    let run = oy.run(&["tool", "exec_command", &args, "--mode", "auto"]);
+    assert!(!run.stdout.contains("OUTSIDE-SECRET"), "{}", run.stdout);
+    assert!(run.stdout.contains("TTY-USABLE"), "{}", run.stdout);
+}
