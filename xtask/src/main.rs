@@ -8,6 +8,7 @@
 mod bench;
 mod bench_agent;
 mod bench_audit;
+mod bench_sandbox;
 mod bench_support;
 mod codegen;
 mod tidy;
@@ -34,7 +35,8 @@ commands:
            then, when rg is on PATH, times oy-tools' search_tree example
            against rg / rg --files on the same tree (median of 7 runs) and
            prints `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and
-           skips the comparison; then `bench agent` and `bench audit`
+           skips the comparison; then `bench agent`, `bench audit` and
+           `bench sandbox`
   bench agent
            only the whole-process agent benchmark: `oy run` on a 10-step
            scripted task against oy-cli's mock_model example (wall, CPU,
@@ -45,6 +47,10 @@ commands:
            (collect, redact, index, plan) on a generated ~24,000-file
            repository under the temp dir (wall, CPU, peak RSS; median of 5
            runs), and code2prompt / repomix on the same tree when installed
+  bench sandbox
+           only the process sandbox's cost: `oy tool bash` running `true`
+           with --sandbox on and off (median of 31 each, interleaved), and
+           the time it adds per command against the 5 ms goal
 ";
 
 fn main() -> ExitCode {
@@ -59,11 +65,15 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => {
             bench_audit::bench_audit()
         }
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "sandbox") => {
+            bench_sandbox::bench_sandbox()
+        }
         Some("bench") => {
             let rest = args.get(1..).unwrap_or_default();
             bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
                 .and_then(|()| bench_agent::bench_agent())
                 .and_then(|()| bench_audit::bench_audit())
+                .and_then(|()| bench_sandbox::bench_sandbox())
         }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");

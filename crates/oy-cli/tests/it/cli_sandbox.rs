@@ -14,7 +14,10 @@ use crate::support::{Oy, Run};
 
 /// True when this kernel gives the full sandbox; otherwise prints why the
 /// calling test is skipped.
-#[expect(clippy::print_stdout, reason = "a test skipped for the kernel says why")]
+#[expect(
+    clippy::print_stdout,
+    reason = "a test skipped for the kernel says why"
+)]
 fn full_sandbox(oy: &Oy) -> bool {
     let run = oy.run(&["sandbox"]);
     let full = run.stdout.starts_with("sandbox: full");
@@ -509,4 +512,97 @@ fn exec_and_pty_sessions_are_confined_too() {
     let run = oy.run(&["tool", "exec_command", &args, "--mode", "auto"]);
     assert!(!run.stdout.contains("OUTSIDE-SECRET"), "{}", run.stdout);
     assert!(run.stdout.contains("TTY-USABLE"), "{}", run.stdout);
+}
+
+/// Runs `oy tool bash` as uid/gid 65534 through `setpriv`, when this test
+/// runs as root and `setpriv` exists; `None` (with the reason printed)
+/// otherwise.
+#[expect(
+    clippy::print_stdout,
+    reason = "a test skipped for the machine says why"
+)]
+fn bash_as_nobody(oy: &Oy, command: &str, sandbox: &str) -> Option<Run> {
+    let root_user = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&root_user.stdout).trim() != "0"
+        || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        println!("skipped: needs root and setpriv to run oy as another user");
+        return None;
+    }
+    let base = oy.root.parent().unwrap();
+    let status = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(base)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).unwrap();
+    let args = serde_json::json!({ "command": command, "timeout_ms": 20_000 }).to_string();
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_oy"))
+        .args([
+            "tool",
+            "bash",
+            &args,
+            "--mode",
+            "auto",
+            "--sandbox",
+            sandbox,
+            "--root",
+        ])
+        .arg(&oy.root)
+        .env("HOME", base.join("home"))
+        .env("XDG_DATA_HOME", &oy.data)
+        .env("XDG_CONFIG_HOME", base.join("config"))
+        .env("OY_NON_INTERACTIVE", "1")
+        .env("OY_TEST_PROVIDER_KEY", "sk-PLANTED-PROVIDER-KEY-654321")
+        .output()
+        .unwrap();
+    Some(Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    })
+}
+
+#[test]
+fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    fake_home(&oy);
+    git(&oy.root, &["init", "-q"]);
+    let read_oy = "oy=$(awk '{print $4}' /proc/$PPID/stat); cat /proc/$oy/environ /proc/$PPID/environ; echo done";
+    let script = format!(
+        "{read_oy}; echo x >> .git/config; cat ~/.ssh/id_rsa; echo x > ../outside/by-nobody.txt; echo ok > mine.txt"
+    );
+    let Some(run) = bash_as_nobody(&oy, &script, "on") else {
+        return;
+    };
+    assert!(run.stdout.contains("done"), "{}{}", run.stdout, run.stderr);
+    assert!(
+        !run.stdout.contains("PLANTED-PROVIDER-KEY"),
+        "{}",
+        run.stdout
+    );
+    assert!(!run.stdout.contains("PLANTED-SSH-KEY"), "{}", run.stdout);
+    assert!(!oy.read(".git/config").contains("x\n"), "{}", run.stdout);
+    assert!(
+        !oy.root
+            .parent()
+            .unwrap()
+            .join("outside/by-nobody.txt")
+            .exists()
+    );
+    assert_eq!(oy.read("mine.txt"), "ok\n");
+    // Off: oy is still non-dumpable, so its environment stays its own.
+    let run = bash_as_nobody(&oy, read_oy, "off").unwrap();
+    assert!(run.stdout.contains("done"), "{}{}", run.stdout, run.stderr);
+    assert!(
+        !run.stdout.contains("PLANTED-PROVIDER-KEY"),
+        "{}",
+        run.stdout
+    );
 }
