@@ -92,6 +92,10 @@ pub enum AgentEvent {
         tool: String,
         /// The arguments as the model sent them (raw JSON text).
         arguments: String,
+        /// For a tool that starts a process: the sandbox it runs under
+        /// (`sandbox: full, workspace-write, network off`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        sandbox: Option<String>,
     },
     /// An approval was asked, given or denied.
     Approval {

@@ -407,10 +407,16 @@ impl Agent {
 
     async fn run_call(&self, call: &ToolCall) -> ToolOutput {
         self.bridge.set_current(&call.id);
+        let sandbox = self
+            .registry
+            .get(&call.name)
+            .filter(|tool| tool.spec().effect == oy_tools::Effect::Process)
+            .map(|_| self.tools.sandbox_note());
         self.emit(&AgentEvent::ToolCallStarted {
             call_id: call.id.clone(),
             tool: call.name.clone(),
             arguments: call.arguments.clone(),
+            sandbox,
         });
         let started = Instant::now();
         let registry = Arc::clone(&self.registry);

@@ -137,8 +137,9 @@ impl ToolContext {
         self.sandbox.wrap(launch, self.workspace.root(), network)
     }
 
-    /// One line naming the sandbox a command would run under now.
-    pub(crate) fn sandbox_note(&self) -> String {
+    /// One line naming the sandbox a command would run under now
+    /// (`sandbox: full, workspace-write, network off`).
+    pub fn sandbox_note(&self) -> String {
         let network = self.policy().network == crate::policy::Network::Allow;
         self.sandbox.describe(network)
     }

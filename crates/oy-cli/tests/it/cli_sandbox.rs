@@ -606,3 +606,62 @@ fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off()
         run.stdout
     );
 }
+
+#[test]
+fn json_events_and_approval_summaries_name_the_sandbox() {
+    use crate::mock_model::{self, Wire, call, text};
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let json_lines = |stdout: &str| -> Vec<serde_json::Value> {
+        stdout
+            .lines()
+            .filter_map(|line| serde_json::from_str(line).ok())
+            .collect()
+    };
+    let mock = mock_model::start(
+        Wire::Chat,
+        vec![
+            call("bash", serde_json::json!({"command": "echo hi"})),
+            text("done"),
+        ],
+    );
+    let out = mock_model::run(
+        &oy,
+        &mock,
+        &["--json", "--mode", "auto", "--network", "ask", "say hi"],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let events = json_lines(&out.stdout);
+    let started = events
+        .iter()
+        .find(|event| event["type"] == "tool_call_started")
+        .unwrap();
+    assert_eq!(
+        started["sandbox"], "sandbox: full, workspace-write, network off",
+        "{started}"
+    );
+
+    // Default mode without a terminal: the denied approval's summary says it.
+    let mock = mock_model::start(
+        Wire::Chat,
+        vec![
+            call("bash", serde_json::json!({"command": "echo hi"})),
+            text("done"),
+        ],
+    );
+    let out = mock_model::run(&oy, &mock, &["--json", "say hi"]);
+    let events = json_lines(&out.stdout);
+    let approval = events
+        .iter()
+        .find(|event| event["type"] == "approval")
+        .unwrap();
+    assert!(
+        approval["summary"]
+            .as_str()
+            .unwrap()
+            .contains("sandbox: full"),
+        "{approval}"
+    );
+}
