@@ -429,7 +429,12 @@ fn real_work_inside_the_workspace_still_works() {
     );
     let script = "git status --short && git -c user.name=t -c user.email=t@e add -A && \
         git -c user.name=t -c user.email=t@e commit -q -m init && git diff HEAD && echo GIT-OK; \
-        cargo test --offline -q 2>&1 | grep 'test result' && echo CARGO-DONE";
+        cargo test --offline -q 2>&1 | grep 'test result' && echo CARGO-DONE; \
+        if python3 -c pass 2>/dev/null; then python3 -m unittest -q test_tiny 2>&1 | tail -1; else echo 'OK (no python)'; fi";
+    oy.file(
+        "test_tiny.py",
+        "import tempfile, unittest\nclass T(unittest.TestCase):\n    def test_tmp(self):\n        with tempfile.NamedTemporaryFile() as f:\n            f.write(b'x')\n",
+    );
     let target = oy.root.join("target");
     let run = bash(
         &oy,
@@ -512,6 +517,20 @@ fn exec_and_pty_sessions_are_confined_too() {
     let run = oy.run(&["tool", "exec_command", &args, "--mode", "auto"]);
     assert!(!run.stdout.contains("OUTSIDE-SECRET"), "{}", run.stdout);
     assert!(run.stdout.contains("TTY-USABLE"), "{}", run.stdout);
+    // A session still running when oy exits takes its whole tree with it,
+    // also a process that left the session's process group.
+    let args = serde_json::json!({
+        "cmd": "setsid sleep 987631 & sleep 987632",
+        "yield_time_ms": 300
+    })
+    .to_string();
+    let run = oy.run(&["tool", "exec_command", &args, "--mode", "auto"]);
+    assert!(run.stdout.contains("running"), "{}", run.stdout);
+    assert!(
+        wait_gone("sleep 987631"),
+        "a setsid process outlived its PTY session"
+    );
+    assert!(wait_gone("sleep 987632"), "the PTY session outlived oy");
 }
 
 /// Runs `oy tool bash` as uid/gid 65534 through `setpriv`, when this test
