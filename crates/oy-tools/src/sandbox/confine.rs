@@ -55,27 +55,13 @@ pub(crate) fn say(line: &str) {
 }
 
 fn confine(spec: &Spec) -> Result<(), String> {
-    if !spec.pin.is_empty() || !spec.protect.is_empty() {
-        enter_mount_namespace()
-            .map_err(|error| format!("cannot make a mount namespace: {error}"))?;
-        // Pins first: a later bind of `.git` would hide the read-only
-        // mounts made inside it.
-        for dir in &spec.pin {
-            if exists(dir) {
-                rustix::mount::mount_bind(dir, dir)
-                    .map_err(|error| format!("cannot pin {}: {error}", dir.display()))?;
-            }
-        }
-        for path in &spec.protect {
-            if exists(path) {
-                read_only(path)
-                    .map_err(|error| format!("cannot protect {}: {error}", path.display()))?;
-            }
-        }
-        // The working directory was resolved before the mounts; resolve it
-        // again so a command started inside `.git/hooks` sees them too.
-        let cwd = std::env::current_dir().map_err(|error| format!("working directory: {error}"))?;
-        std::env::set_current_dir(&cwd).map_err(|error| format!("working directory: {error}"))?;
+    if (!spec.pin.is_empty() || !spec.protect.is_empty()) && !protect_git(spec)? {
+        // The probe expected a namespace and the kernel refused one (a
+        // container's policy, say): everything else still applies, and the
+        // command's output says what is missing.
+        say(
+            "oy sandbox: warning: .git/config, hooks and .oy are not protected for this command: the kernel refused a mount namespace",
+        );
     }
     drop_capabilities().map_err(|error| format!("cannot drop capabilities: {error}"))?;
     rustix::thread::set_no_new_privs(true).map_err(|error| format!("no_new_privs: {error}"))?;
@@ -86,6 +72,34 @@ fn confine(spec: &Spec) -> Result<(), String> {
         seccomp::apply(spec.network)?;
     }
     Ok(())
+}
+
+/// Enters a private mount namespace and makes the protected paths
+/// read-only. `Ok(false)`: the kernel refused the namespace itself;
+/// `Err`: a mount failed once inside it (then nothing runs).
+fn protect_git(spec: &Spec) -> Result<bool, String> {
+    if enter_mount_namespace().is_err() {
+        return Ok(false);
+    }
+    // Pins first: a later bind of `.git` would hide the read-only mounts
+    // made inside it.
+    for dir in &spec.pin {
+        if exists(dir) {
+            rustix::mount::mount_bind(dir, dir)
+                .map_err(|error| format!("cannot pin {}: {error}", dir.display()))?;
+        }
+    }
+    for path in &spec.protect {
+        if exists(path) {
+            read_only(path)
+                .map_err(|error| format!("cannot protect {}: {error}", path.display()))?;
+        }
+    }
+    // The working directory was resolved before the mounts; resolve it
+    // again so a command started inside `.git/hooks` sees them too.
+    let cwd = std::env::current_dir().map_err(|error| format!("working directory: {error}"))?;
+    std::env::set_current_dir(&cwd).map_err(|error| format!("working directory: {error}"))?;
+    Ok(true)
 }
 
 fn exists(path: &Path) -> bool {
