@@ -25,9 +25,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use crate::bench::target_dir;
-use crate::bench_support::{Scratch, median, parse_times, peak_rss_kib, read};
-use crate::{cargo, run};
+use crate::bench_support::{Scratch, build_release_oy, median, parse_times, peak_rss_kib, read};
 
 /// Timed runs per tool (after one warm-up); each metric's median is reported.
 const RUNS: usize = 5;
@@ -72,18 +70,7 @@ struct Summary {
 /// Builds the release `oy`, makes (or reuses) the tree, times `oy audit
 /// --dry-run` and the installed competitors on it, and prints the figures.
 pub(crate) fn bench_audit() -> Result<()> {
-    let mut build = cargo();
-    build.args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "oy-cli",
-        "--bin",
-        "oy",
-    ]);
-    run("cargo build --release -p oy-cli --bin oy", build)?;
-    let oy = target_dir()?.join("release/oy");
+    let oy = build_release_oy()?;
 
     let gnu_time = Command::new(GNU_TIME)
         .arg("--version")

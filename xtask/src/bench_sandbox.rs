@@ -11,9 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::bench::target_dir;
-use crate::bench_support::{Scratch, median};
-use crate::{cargo, run};
+use crate::bench_support::{Scratch, build_release_oy, median};
 
 /// Timed runs per setting (after one warm-up each).
 const RUNS: usize = 31;
@@ -21,18 +19,7 @@ const RUNS: usize = 31;
 const GOAL_MS: f64 = 5.0;
 
 pub(crate) fn bench_sandbox() -> Result<()> {
-    let mut build = cargo();
-    build.args([
-        "build",
-        "--release",
-        "--quiet",
-        "-p",
-        "oy-cli",
-        "--bin",
-        "oy",
-    ]);
-    run("cargo build --release -p oy-cli --bin oy", build)?;
-    let oy = target_dir()?.join("release/oy");
+    let oy = build_release_oy()?;
     let scratch = Scratch::new("sandbox")?;
     let level = Command::new(&oy)
         .args(["sandbox", "--root"])

@@ -9,6 +9,22 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+/// Builds the release `oy` binary and returns its path.
+pub(crate) fn build_release_oy() -> Result<PathBuf> {
+    let mut build = crate::cargo();
+    build.args([
+        "build",
+        "--release",
+        "--quiet",
+        "-p",
+        "oy-cli",
+        "--bin",
+        "oy",
+    ]);
+    crate::run("cargo build --release -p oy-cli --bin oy", build)?;
+    Ok(crate::bench::target_dir()?.join("release/oy"))
+}
+
 /// A scratch directory under the temp dir, removed when dropped.
 pub(crate) struct Scratch(pub(crate) PathBuf);
 
