@@ -2,113 +2,39 @@
 //! sessions, user tools) — the caller's environment with credential-like
 //! variables removed, plus names the user allowed on purpose.
 //!
+//! A variable goes when its name says credential (`names`), when its value
+//! has a secret's shape whatever the name (`value_shapes`), or, for git's
+//! `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs, when either half does
+//! (`git_config`, which also keeps `GIT_CONFIG_COUNT` consistent).
+//!
 //! The library never reads the process environment itself: the frontend
 //! hands its variables to [`ChildEnv::filtered`].
+
+mod git_config;
+mod names;
+mod value_shapes;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 
-/// Fragments that mark a credential anywhere in the (upper-cased) name.
-const CREDENTIAL_SUBSTRINGS: [&str; 15] = [
-    "SECRET",
-    "TOKEN",
-    "PASSWORD",
-    "PASSWD",
-    "PASSPHRASE",
-    "CREDENTIAL",
-    "COOKIE",
-    "APIKEY",
-    "API_KEY",
-    "ACCESSKEY",
-    "PRIVATEKEY",
-    "JWT",
-    "BEARER",
-    "CONNECTION_STRING",
-    "WEBHOOK",
-];
-
-/// Words that mark a credential only as a whole `_`-separated part of the
-/// name: `SSH_AUTH_SOCK` and `MYSQL_PWD` go, `GIT_AUTHOR_NAME`,
-/// `KEYBOARD_LAYOUT` and `PASSENGER_ENV` stay. `PWD` and `OLDPWD`
-/// themselves are the shell's directories and are kept.
-const CREDENTIAL_WORDS: [&str; 15] = [
-    "KEY",
-    "KEYS",
-    "KEYFILE",
-    "PASS",
-    "PWD",
-    "PW",
-    "PSW",
-    "PAT",
-    "AUTH",
-    "SESSION",
-    "PRIVATE",
-    "SIGNATURE",
-    "CREDS",
-    "PEM",
-    "ASKPASS",
-];
-
-/// Whole names that carry credentials without a telling fragment.
-const CREDENTIAL_NAMES: [&str; 9] = [
-    "IDENTITY_HEADER",
-    "DATABASE_URL",
-    "KUBECONFIG",
-    "AWS_PROFILE",
-    "AWS_WEB_IDENTITY_TOKEN_FILE",
-    "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    "GOOGLE_APPLICATION_CREDENTIALS",
-    "NETRC",
-    "PGPASSFILE",
-];
-
-/// Suffixes of names that are connection strings (`SENTRY_DSN`, `REDIS_URL`…
-/// are only stripped when their value holds a password, see below).
-const CREDENTIAL_SUFFIXES: [&str; 1] = ["_DSN"];
+use git_config::{GitConfigEnv, Member};
 
 /// True when a variable should not reach a child process: its name looks
-/// like a credential, or its value is a URL with a password in it.
+/// like a credential, or its value has a secret's shape (a published token
+/// format, a URL or connection string with a password, an auth header, a
+/// private key). For `GIT_CONFIG_KEY_<n>` the value is a config key and is
+/// judged as one (`http.extraHeader` carries a credential); the word `KEY`
+/// in the variable's own name is structure, not a marker.
 pub fn is_credential_like(name: &OsStr, value: &OsStr) -> bool {
-    let upper = name.to_string_lossy().to_ascii_uppercase();
-    if upper == "PWD" || upper == "OLDPWD" {
-        return false;
-    }
-    CREDENTIAL_SUBSTRINGS
-        .iter()
-        .any(|fragment| upper.contains(fragment))
-        || upper
-            .split('_')
-            .any(|word| CREDENTIAL_WORDS.contains(&word))
-        || CREDENTIAL_NAMES.contains(&upper.as_str())
-        || CREDENTIAL_SUFFIXES
-            .iter()
-            .any(|suffix| upper.ends_with(suffix))
-        || upper.starts_with("VSCODE_GIT_")
-        || secret_value(value.as_bytes())
-}
-
-/// Values that are credentials whatever their name: a URL with a
-/// password, a PEM block, an Azure-style connection string.
-fn secret_value(value: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(value);
-    text.contains("-----BEGIN")
-        || text.contains("AccountKey=")
-        || text.contains("SharedAccessSignature=")
-        || url_with_password(value)
-}
-
-/// `scheme://user:password@host…` anywhere in the value.
-fn url_with_password(value: &[u8]) -> bool {
-    let text = String::from_utf8_lossy(value);
-    text.match_indices("://").any(|(at, sep)| {
-        let rest = &text[at + sep.len()..];
-        // The password may itself hold `/`, `?` or `#`: the userinfo ends
-        // at the last `@` before the next whitespace.
-        let token = rest.split(char::is_whitespace).next().unwrap_or("");
-        token
-            .rsplit_once('@')
-            .is_some_and(|(userinfo, _)| userinfo.contains(':'))
-    })
+    let name = name.to_string_lossy();
+    let value = String::from_utf8_lossy(value.as_bytes());
+    let by_name = match Member::of(&name) {
+        Some(Member::Key(_)) => git_config::is_credential_setting(&value),
+        Some(Member::Value(_) | Member::Count) => false,
+        None if name == "GIT_CONFIG_PARAMETERS" => git_config::parameters_set_credential(&value),
+        None => names::is_credential_name(&name),
+    };
+    by_name || value_shapes::is_secret(&value)
 }
 
 /// `PATH` without empty or relative entries: those make program lookup
@@ -146,11 +72,18 @@ impl Default for ChildEnv {
 
 impl ChildEnv {
     /// `vars` (the caller's environment) minus credential-like variables,
-    /// except the names in `allow`, which pass through on purpose.
+    /// except the names in `allow`, which pass through on purpose. Git's
+    /// `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs are kept or removed
+    /// as pairs (naming either half in `allow` keeps the pair), and kept
+    /// pairs are renumbered under a matching `GIT_CONFIG_COUNT` when one
+    /// that git reads is removed. [`removed`](Self::removed) lists the
+    /// original names.
     pub fn filtered(
         vars: impl IntoIterator<Item = (OsString, OsString)>,
         allow: &[String],
     ) -> Self {
+        let allowed = |name: &OsStr| allow.iter().any(|allowed| OsStr::new(allowed) == name);
+        let mut git_config = GitConfigEnv::default();
         let mut kept = Vec::new();
         let mut removed = Vec::new();
         for (name, value) in vars {
@@ -159,13 +92,18 @@ impl ChildEnv {
             } else {
                 value
             };
-            let allowed = allow.iter().any(|allowed| OsStr::new(allowed) == name);
-            if !allowed && is_credential_like(&name, &value) {
+            let Some((name, value)) = git_config.take(name, value) else {
+                continue;
+            };
+            if !allowed(&name) && is_credential_like(&name, &value) {
                 removed.push(name.to_string_lossy().into_owned());
             } else {
                 kept.push((name, value));
             }
         }
+        let git_config = git_config.resolve(|name| allowed(OsStr::new(name)));
+        kept.extend(git_config.kept);
+        removed.extend(git_config.removed);
         removed.sort();
         Self {
             vars: kept,

@@ -11,6 +11,7 @@
 
 mod support;
 
+mod child_env_table;
 mod tools_bash;
 mod tools_child_env;
 mod tools_exec;

@@ -1,9 +1,13 @@
 //! The credential filter for child processes: planted variables are
-//! removed, what tools need is kept, the allow-list passes names through.
+//! removed, what tools need is kept, the allow-list passes names through,
+//! and git's `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs stay whole.
 
-use std::ffi::OsString;
+use std::ffi::{OsStr, OsString};
+use std::process::Command;
 
-use oy_tools::ChildEnv;
+use oy_tools::{ChildEnv, is_credential_like};
+
+use crate::child_env_table::{KEPT, REMOVED_BY_NAME, REMOVED_BY_VALUE};
 
 fn vars(pairs: &[(&str, &str)]) -> Vec<(OsString, OsString)> {
     pairs
@@ -124,4 +128,303 @@ fn path_keeps_only_absolute_entries() {
         env.get("PATH").and_then(|v| v.to_str()),
         Some("/usr/bin:/bin")
     );
+}
+
+/// Filters `name=value` alone, so one row cannot hide another.
+fn filter_one(name: &str, value: &str) -> ChildEnv {
+    ChildEnv::filtered(vars(&[(name, value)]), &[])
+}
+
+#[test]
+fn every_credential_in_the_table_is_removed() {
+    let rows: Vec<&(&str, &str)> = REMOVED_BY_NAME.iter().chain(REMOVED_BY_VALUE).collect();
+    assert!(rows.len() >= 110, "only {} credential rows", rows.len());
+    let leaked: Vec<&str> = rows
+        .iter()
+        .filter(|(name, value)| {
+            let env = filter_one(name, value);
+            env.get(name).is_some() || env.removed() != [name.to_string()]
+        })
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(leaked.is_empty(), "leaked: {leaked:?}");
+}
+
+#[test]
+fn secrets_under_harmless_names_are_caught_by_their_value() {
+    // Each of these rows must owe its removal to the value: with an empty
+    // value the name alone passes.
+    let named: Vec<&str> = REMOVED_BY_VALUE
+        .iter()
+        .filter(|(name, _)| is_credential_like(OsStr::new(name), OsStr::new("")))
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(
+        named.is_empty(),
+        "names that already say credential: {named:?}"
+    );
+}
+
+#[test]
+fn every_ordinary_variable_in_the_table_is_kept_unchanged() {
+    assert!(KEPT.len() >= 110, "only {} ordinary rows", KEPT.len());
+    let lost: Vec<&str> = KEPT
+        .iter()
+        .filter(|(name, value)| {
+            let env = filter_one(name, value);
+            env.get(name).and_then(OsStr::to_str) != Some(*value) || !env.removed().is_empty()
+        })
+        .map(|(name, _)| *name)
+        .collect();
+    assert!(lost.is_empty(), "lost: {lost:?}");
+}
+
+/// The git config variables a child gets, sorted by name.
+fn git_config_vars(env: &ChildEnv) -> Vec<(String, String)> {
+    let mut found: Vec<(String, String)> = env
+        .vars()
+        .iter()
+        .filter_map(|(name, value)| {
+            let name = name.to_str()?;
+            name.starts_with("GIT_CONFIG_")
+                .then(|| (name.to_owned(), value.to_string_lossy().into_owned()))
+        })
+        .collect();
+    found.sort();
+    found
+}
+
+/// `pairs` as [`git_config_vars`] lists them.
+fn owned(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    let mut owned: Vec<(String, String)> = pairs
+        .iter()
+        .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+        .collect();
+    owned.sort();
+    owned
+}
+
+/// Four pairs git reads: two ordinary, one with a bearer header, one whose
+/// rewritten URL logs in.
+const MIXED_GIT_CONFIG: [(&str, &str); 9] = [
+    ("GIT_CONFIG_COUNT", "4"),
+    ("GIT_CONFIG_KEY_0", "core.pager"),
+    ("GIT_CONFIG_VALUE_0", "less -FRX"),
+    ("GIT_CONFIG_KEY_1", "http.https://github.com/.extraheader"),
+    (
+        "GIT_CONFIG_VALUE_1",
+        "AUTHORIZATION: basic ZmFrZTpGQUtFZXhhbXBsZQ==",
+    ),
+    ("GIT_CONFIG_KEY_2", "safe.directory"),
+    ("GIT_CONFIG_VALUE_2", "/work"),
+    (
+        "GIT_CONFIG_KEY_3",
+        "url.https://oauth2:FAKEexample0123@gitlab.example.com/.insteadOf",
+    ),
+    ("GIT_CONFIG_VALUE_3", "https://gitlab.example.com/"),
+];
+
+#[test]
+fn a_secret_git_config_pair_goes_whole_and_the_rest_are_renumbered() {
+    let env = ChildEnv::filtered(vars(&MIXED_GIT_CONFIG), &[]);
+    assert_eq!(
+        git_config_vars(&env),
+        owned(&[
+            ("GIT_CONFIG_COUNT", "2"),
+            ("GIT_CONFIG_KEY_0", "core.pager"),
+            ("GIT_CONFIG_KEY_1", "safe.directory"),
+            ("GIT_CONFIG_VALUE_0", "less -FRX"),
+            ("GIT_CONFIG_VALUE_1", "/work"),
+        ])
+    );
+    assert_eq!(
+        env.removed(),
+        [
+            "GIT_CONFIG_KEY_1",
+            "GIT_CONFIG_KEY_3",
+            "GIT_CONFIG_VALUE_1",
+            "GIT_CONFIG_VALUE_3"
+        ]
+    );
+}
+
+#[test]
+fn git_reads_the_renumbered_config() {
+    let home = tempfile::tempdir().unwrap();
+    let mut planted = vars(&MIXED_GIT_CONFIG);
+    planted.extend(vars(&[
+        ("PATH", "/usr/local/bin:/usr/bin:/bin"),
+        ("HOME", home.path().to_str().unwrap()),
+        ("GIT_CONFIG_NOSYSTEM", "1"),
+    ]));
+    let env = ChildEnv::filtered(planted, &[]);
+    let mut git = Command::new("git");
+    env.apply(&mut git);
+    let out = git
+        .args(["config", "--get-regexp", "."])
+        .current_dir(home.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "core.pager less -FRX\nsafe.directory /work\n"
+    );
+}
+
+#[test]
+fn a_secret_value_under_an_ordinary_key_takes_its_key_along() {
+    let env = ChildEnv::filtered(
+        vars(&[
+            ("GIT_CONFIG_COUNT", "2"),
+            ("GIT_CONFIG_KEY_0", "remote.origin.url"),
+            (
+                "GIT_CONFIG_VALUE_0",
+                "https://ci:FAKEexample0123@git.example.com/acme/app.git",
+            ),
+            ("GIT_CONFIG_KEY_1", "core.editor"),
+            ("GIT_CONFIG_VALUE_1", "nvim"),
+        ]),
+        &[],
+    );
+    assert_eq!(
+        git_config_vars(&env),
+        owned(&[
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "core.editor"),
+            ("GIT_CONFIG_VALUE_0", "nvim"),
+        ])
+    );
+}
+
+#[test]
+fn an_ordinary_git_config_pair_is_kept_untouched() {
+    let pairs = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "core.pager"),
+        ("GIT_CONFIG_VALUE_0", "less"),
+    ];
+    let env = ChildEnv::filtered(vars(&pairs), &[]);
+    assert_eq!(git_config_vars(&env), owned(&pairs));
+    assert!(env.removed().is_empty(), "{:?}", env.removed());
+}
+
+#[test]
+fn ordinary_pairs_that_only_look_like_logins_are_kept() {
+    // An scp-style rewrite names a user but no password; `user.signingKey`
+    // is a key id, not a key.
+    let pairs = [
+        ("GIT_CONFIG_COUNT", "2"),
+        ("GIT_CONFIG_KEY_0", "url.git@github.com:.insteadOf"),
+        ("GIT_CONFIG_VALUE_0", "https://github.com/"),
+        ("GIT_CONFIG_KEY_1", "user.signingKey"),
+        ("GIT_CONFIG_VALUE_1", "0xDEADBEEF01234567"),
+    ];
+    let env = ChildEnv::filtered(vars(&pairs), &[]);
+    assert_eq!(git_config_vars(&env), owned(&pairs));
+}
+
+#[test]
+fn credential_settings_go_whatever_their_value() {
+    for key in [
+        "credential.helper",
+        "credential.https://example.com.username",
+        "http.extraHeader",
+        "http.https://example.com/.extraheader",
+        "sendemail.smtpPass",
+        "http.cookieFile",
+        "http.sslKey",
+        "imap.password",
+        "url.https://FAKEexample0123@github.com/.insteadOf",
+    ] {
+        assert!(
+            is_credential_like(OsStr::new("GIT_CONFIG_KEY_0"), OsStr::new(key)),
+            "{key} kept"
+        );
+    }
+    assert!(!is_credential_like(
+        OsStr::new("GIT_CONFIG_KEY_0"),
+        OsStr::new("core.pager")
+    ));
+}
+
+#[test]
+fn removing_every_pair_drops_the_count() {
+    let env = ChildEnv::filtered(
+        vars(&[
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "credential.helper"),
+            ("GIT_CONFIG_VALUE_0", "store"),
+        ]),
+        &[],
+    );
+    assert!(git_config_vars(&env).is_empty(), "{:?}", env.vars());
+    assert_eq!(
+        env.removed(),
+        ["GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0"]
+    );
+}
+
+#[test]
+fn a_half_pair_is_removed_and_the_count_follows() {
+    let env = ChildEnv::filtered(
+        vars(&[
+            ("GIT_CONFIG_COUNT", "2"),
+            ("GIT_CONFIG_KEY_0", "core.pager"),
+            ("GIT_CONFIG_KEY_1", "safe.directory"),
+            ("GIT_CONFIG_VALUE_1", "/work"),
+        ]),
+        &[],
+    );
+    assert_eq!(
+        git_config_vars(&env),
+        owned(&[
+            ("GIT_CONFIG_COUNT", "1"),
+            ("GIT_CONFIG_KEY_0", "safe.directory"),
+            ("GIT_CONFIG_VALUE_0", "/work"),
+        ])
+    );
+    assert_eq!(env.removed(), ["GIT_CONFIG_KEY_0"]);
+}
+
+#[test]
+fn pairs_without_a_count_are_judged_but_not_renumbered() {
+    // Git reads no pair without GIT_CONFIG_COUNT, so none is activated.
+    let env = ChildEnv::filtered(
+        vars(&[
+            ("GIT_CONFIG_KEY_0", "http.extraHeader"),
+            (
+                "GIT_CONFIG_VALUE_0",
+                "Authorization: Bearer FAKEexample0123456789",
+            ),
+            ("GIT_CONFIG_KEY_1", "core.pager"),
+            ("GIT_CONFIG_VALUE_1", "less"),
+        ]),
+        &[],
+    );
+    assert_eq!(
+        git_config_vars(&env),
+        owned(&[
+            ("GIT_CONFIG_KEY_1", "core.pager"),
+            ("GIT_CONFIG_VALUE_1", "less"),
+        ])
+    );
+}
+
+#[test]
+fn allowing_either_half_keeps_a_secret_pair() {
+    let pairs = [
+        ("GIT_CONFIG_COUNT", "1"),
+        ("GIT_CONFIG_KEY_0", "http.extraHeader"),
+        (
+            "GIT_CONFIG_VALUE_0",
+            "Authorization: Bearer FAKEexample0123456789",
+        ),
+    ];
+    let env = ChildEnv::filtered(vars(&pairs), &["GIT_CONFIG_VALUE_0".to_owned()]);
+    assert_eq!(git_config_vars(&env), owned(&pairs));
 }
