@@ -14,6 +14,7 @@
 
 mod argv;
 mod confine;
+mod env_transport;
 mod git_dirs;
 mod landlock_rules;
 mod launch;

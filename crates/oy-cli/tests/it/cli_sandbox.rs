@@ -684,3 +684,84 @@ fn json_events_and_approval_summaries_name_the_sandbox() {
         "{approval}"
     );
 }
+
+/// Compiles `source` with the machine's C compiler into `dir/name`
+/// (`-shared` when `shared`); `None` when there is no compiler.
+#[expect(
+    clippy::print_stdout,
+    reason = "a test skipped for the machine says why"
+)]
+fn compile_c(dir: &Path, name: &str, source: &str, shared: bool) -> Option<PathBuf> {
+    let src = dir.join(format!("{name}.c"));
+    fs::write(&src, source).unwrap();
+    let out = dir.join(name);
+    let mut cc = Command::new("cc");
+    if shared {
+        cc.args(["-shared", "-fPIC"]);
+    }
+    match cc.arg("-o").arg(&out).arg(&src).status() {
+        Ok(status) if status.success() => Some(out),
+        _ => {
+            println!("skipped: no working C compiler (cc)");
+            None
+        }
+    }
+}
+
+#[test]
+fn the_models_environment_never_reaches_the_unconfined_launcher() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let base = oy.root.parent().unwrap().to_path_buf();
+    let marker = base.join("outside/PWNED");
+    let source = format!(
+        "#include <stdio.h>\n__attribute__((constructor)) static void pwn(void) {{\n\
+         FILE *f = fopen(\"{}\", \"a\"); if (f) {{ fputs(\"escaped\\n\", f); fclose(f); }} }}\n",
+        marker.display()
+    );
+    let Some(library) = compile_c(&base, "evil.so", &source, true) else {
+        return;
+    };
+    for env in ["LD_PRELOAD", "LD_AUDIT"] {
+        let args = serde_json::json!({
+            "cmd": "true",
+            "env": { env: library.to_str().unwrap() }
+        })
+        .to_string();
+        let run = oy.run(&["tool", "exec", &args, "--mode", "auto"]);
+        assert!(
+            !marker.exists(),
+            "{env} ran code outside the sandbox: {}",
+            run.stdout
+        );
+    }
+}
+
+#[test]
+fn a_tracer_that_hides_a_childs_exit_does_not_outlive_the_call() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) || Command::new("pgrep").arg("-V").output().is_err() {
+        return;
+    }
+    // M lets anyone trace it; its child T leaves the session, traces M (so
+    // M's exit is reported to T, not to M's parent) and starts a daemon D.
+    let source = "#include <unistd.h>\n#include <sys/ptrace.h>\n#include <sys/prctl.h>\n\
+        int main(void) { prctl(PR_SET_PTRACER, (unsigned long)-1, 0, 0, 0); pid_t m = getpid();\n\
+        if (fork() == 0) { setsid(); ptrace(PTRACE_SEIZE, m, 0, 0);\n\
+          if (fork() == 0) { setsid(); for (;;) pause(); }\n\
+          for (;;) pause(); }\n\
+        for (;;) pause(); }\n";
+    let Some(_) = compile_c(&oy.root, "hider_987651", source, false) else {
+        return;
+    };
+    let args =
+        serde_json::json!({ "command": "exec ./hider_987651", "timeout_ms": 1000 }).to_string();
+    let run = oy.run(&["tool", "bash", &args, "--mode", "auto"]);
+    assert!(run.stdout.contains("exit: 124"), "{}", run.stdout);
+    assert!(
+        wait_gone("hider_987651"),
+        "a traced process tree outlived the call"
+    );
+}

@@ -14,7 +14,7 @@ use rustix::mount::{MountFlags, MountPropagationFlags};
 use rustix::thread::{CapabilitiesSecureBits, CapabilitySet, CapabilitySets};
 
 use super::argv::Spec;
-use super::{landlock_rules, seccomp};
+use super::{env_transport, landlock_rules, seccomp};
 
 /// Exit code when the sandbox could not be set up (as a shell's "cannot
 /// execute").
@@ -28,7 +28,12 @@ pub(crate) fn run(spec: &Spec) -> i32 {
         say(&format!("oy sandbox: {message}; the command was not run"));
         return SETUP_FAILED;
     }
-    let error = Command::new(&spec.program).args(&spec.args).exec();
+    let env = env_transport::decode(&env_transport::carriers(std::env::vars_os()));
+    let error = Command::new(&spec.program)
+        .args(&spec.args)
+        .env_clear()
+        .envs(env)
+        .exec();
     let program = spec.program.to_string_lossy();
     match error.kind() {
         io::ErrorKind::NotFound => {

@@ -169,7 +169,8 @@ impl Sandbox {
             program: launcher.as_os_str().to_owned(),
             args: launcher_args,
             cwd,
-            env,
+            // The launcher itself runs with nothing but the carriers.
+            env: super::env_transport::encode(&env),
             supervised: true,
             absent,
         })

@@ -18,6 +18,7 @@ use signal_hook::consts::{SIGHUP, SIGINT, SIGQUIT, SIGTERM};
 use super::LAUNCHER_ARG;
 use super::argv::{Spec, Stage};
 use super::confine::{SETUP_FAILED, say};
+use super::env_transport;
 
 /// Runs the stage; returns the exit code (or ends by the command's signal).
 pub(crate) fn run(spec: &Spec) -> i32 {
@@ -37,13 +38,22 @@ pub(crate) fn run(spec: &Spec) -> i32 {
     if !spec.pty && !dies_with_parent(spec.parent) {
         return SETUP_FAILED;
     }
+    let carriers = env_transport::carriers(std::env::vars_os());
     let mut command = if spec.confine {
+        // The confine stage starts as clean as this one did.
         let mut command = Command::new("/proc/self/exe");
-        command.arg(LAUNCHER_ARG).args(spec.encode(Stage::Confine));
+        command
+            .arg(LAUNCHER_ARG)
+            .args(spec.encode(Stage::Confine))
+            .env_clear()
+            .envs(carriers);
         command
     } else {
         let mut command = Command::new(&spec.program);
-        command.args(&spec.args);
+        command
+            .args(&spec.args)
+            .env_clear()
+            .envs(env_transport::decode(&carriers));
         command
     };
     let child = match command.spawn() {
@@ -76,7 +86,8 @@ fn watch_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
             for signal in signals.forever() {
                 if signal == SIGTERM || signal == SIGHUP {
                     stop.store(true, Ordering::SeqCst);
-                    kill_children();
+                    // Wakes the reaper's blocking wait; it takes over from here.
+                    kill_descendants();
                 }
             }
         })?;
@@ -101,43 +112,60 @@ fn dies_with_parent(parent: Option<u32>) -> bool {
     alive
 }
 
-/// Reaps children until none is left, killing them all once the main
-/// child has ended or a stop was asked for. Returns the main child's
-/// status (`None` if it was never seen, which cannot happen in practice).
+/// Reaps children until none is left, killing every descendant once the
+/// main child has ended or a stop was asked for. Returns the main child's
+/// status (`None` if it was never seen).
+///
+/// Once stopping it never blocks: a child traced by another process has
+/// its exit hidden from us until the tracer is gone, so every round kills
+/// the whole tree again, reaps what it can, and pauses briefly.
 fn reap_all(main: Pid, stop: &AtomicBool) -> Option<WaitStatus> {
     let mut status = None;
     loop {
-        if status.is_some() || stop.load(Ordering::SeqCst) {
-            kill_children();
-        }
-        match rustix::process::wait(WaitOptions::empty()) {
+        let stopping = status.is_some() || stop.load(Ordering::SeqCst);
+        let options = if stopping {
+            kill_descendants();
+            WaitOptions::NOHANG
+        } else {
+            WaitOptions::empty()
+        };
+        match rustix::process::wait(options) {
             Ok(Some((pid, wait_status))) => {
                 if pid == main {
                     status = Some(wait_status);
                 }
             }
-            Ok(None) | Err(rustix::io::Errno::INTR) => {}
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(2)),
+            Err(rustix::io::Errno::INTR) => {}
             // ECHILD: nobody is left.
             Err(_) => return status,
         }
     }
 }
 
-/// SIGKILL to every direct child. Orphaned grandchildren are re-parented
-/// to us when their parent dies, so the reap loop finds them next.
-fn kill_children() {
-    for pid in children() {
+/// SIGKILL to every descendant, found by walking the process tree down
+/// from us (a process that called `setsid` is still in it; one whose
+/// parent died was re-parented to us, the subreaper).
+fn kill_descendants() {
+    let mut pending = children_of("self");
+    let mut seen = std::collections::HashSet::new();
+    while let Some(pid) = pending.pop() {
+        if !seen.insert(pid) {
+            continue;
+        }
         let _ = rustix::process::kill_process(pid, Signal::KILL);
+        pending.extend(children_of(&pid.as_raw_nonzero().to_string()));
     }
 }
 
-/// Our children, from `/proc/self/task/*/children`, or by scanning every
-/// process's parent where the kernel lacks that file.
-fn children() -> Vec<Pid> {
+/// The children of process `pid` (`self` or a number), from
+/// `/proc/PID/task/*/children`, or by scanning every process's parent
+/// where the kernel lacks that file.
+fn children_of(pid: &str) -> Vec<Pid> {
     let mut found = Vec::new();
     let mut read_any = false;
-    for task in list_dir("/proc/self/task") {
-        if let Some(text) = read_text(&format!("/proc/self/task/{task}/children")) {
+    for task in list_dir(&format!("/proc/{pid}/task")) {
+        if let Some(text) = read_text(&format!("/proc/{pid}/task/{task}/children")) {
             read_any = true;
             found.extend(text.split_whitespace().filter_map(parse_pid));
         }
@@ -145,16 +173,23 @@ fn children() -> Vec<Pid> {
     if read_any {
         return found;
     }
-    let me = rustix::process::getpid();
+    let parent = if pid == "self" {
+        rustix::process::getpid()
+    } else {
+        match parse_pid(pid) {
+            Some(parent) => parent,
+            None => return found,
+        }
+    };
     list_dir("/proc")
         .into_iter()
         .filter_map(|name| {
-            let pid = parse_pid(&name)?;
+            let child = parse_pid(&name)?;
             let stat = read_text(&format!("/proc/{name}/stat"))?;
             // `pid (comm) state ppid …`; comm may hold spaces or `)`.
             let after = &stat[stat.rfind(')')? + 1..];
-            let parent = after.split_whitespace().nth(1).and_then(parse_pid)?;
-            (parent == me).then_some(pid)
+            let ppid = after.split_whitespace().nth(1).and_then(parse_pid)?;
+            (ppid == parent).then_some(child)
         })
         .collect()
 }
