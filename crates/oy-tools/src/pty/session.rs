@@ -432,6 +432,9 @@ impl Session {
             match child.try_wait() {
                 Ok(Some(_)) | Err(_) => {
                     self.reaped.store(true, Ordering::SeqCst);
+                    // The supervisor exits only once every process of the
+                    // session is gone: nothing can make these again now.
+                    let _ = crate::sandbox::undo_created(&self.absent);
                     return;
                 }
                 Ok(None) if Instant::now() < deadline => {
