@@ -262,15 +262,14 @@ impl Invocation<'_> {
 
     /// A note naming the sandbox rule a failed command most likely ran
     /// into (see `docs/sandbox.md`), or `None`.
-    pub(crate) fn explain_refusal(&self, stderr: &str, stdout: &str) -> Option<String> {
+    pub(crate) fn explain_refusal(&self, stderr: &str, cwd: &std::path::Path) -> Option<String> {
         let ctx = self.ctx;
         if ctx.sandbox.level() == crate::sandbox::Level::None {
             return None;
         }
         let network = ctx.policy().network == crate::policy::Network::Allow;
         let root = ctx.workspace.root();
-        crate::sandbox::explain_refusal(stderr, root, network)
-            .or_else(|| crate::sandbox::explain_refusal(stdout, root, network))
+        crate::sandbox::explain_refusal(stderr, root, cwd, network)
     }
 
     /// True when the mode said "ask" and the answer was no (the person

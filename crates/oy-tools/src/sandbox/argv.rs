@@ -37,6 +37,9 @@ pub(crate) struct Spec {
     pub(crate) landlock: bool,
     /// Apply the seccomp filter (the kernel has it).
     pub(crate) seccomp: bool,
+    /// Make a private mount namespace: everything read-only but `write`,
+    /// `pin` and `protect` applied (the kernel allows one).
+    pub(crate) mounts: bool,
     /// Readable and executable hierarchies.
     pub(crate) read: Vec<PathBuf>,
     /// Writable hierarchies.
@@ -65,6 +68,7 @@ impl Spec {
             ("--confine", self.confine),
             ("--landlock", self.landlock),
             ("--seccomp", self.seccomp),
+            ("--mounts", self.mounts),
         ] {
             if on {
                 out.push(flag.into());
@@ -108,6 +112,7 @@ impl Spec {
                 Some("--confine") => spec.confine = true,
                 Some("--landlock") => spec.landlock = true,
                 Some("--seccomp") => spec.seccomp = true,
+                Some("--mounts") => spec.mounts = true,
                 Some("--read") => spec.read.push(value(&mut rest, "--read")?.into()),
                 Some("--write") => spec.write.push(value(&mut rest, "--write")?.into()),
                 Some("--dev") => spec.devices.push(value(&mut rest, "--dev")?.into()),
@@ -149,6 +154,7 @@ mod tests {
             confine: true,
             landlock: true,
             seccomp: true,
+            mounts: true,
             read: vec!["/usr".into(), "/weird path/\u{e9}".into()],
             write: vec!["/ws".into()],
             devices: vec!["/dev/null".into()],

@@ -60,12 +60,12 @@ pub(crate) fn say(line: &str) {
 }
 
 fn confine(spec: &Spec) -> Result<(), String> {
-    if (!spec.pin.is_empty() || !spec.protect.is_empty()) && !protect_git(spec)? {
+    if spec.mounts && !protect_git(spec)? {
         // The probe expected a namespace and the kernel refused one (a
         // container's policy, say): everything else still applies, and the
         // command's output says what is missing.
         say(
-            "oy sandbox: warning: .git/config, hooks and .oy are not protected for this command: the kernel refused a mount namespace",
+            "oy sandbox: warning: .git/config, hooks and .oy are not protected, and files outside the workspace can have their mode and times changed, for this command: the kernel refused a mount namespace",
         );
     }
     drop_capabilities().map_err(|error| format!("cannot drop capabilities: {error}"))?;
@@ -79,15 +79,35 @@ fn confine(spec: &Spec) -> Result<(), String> {
     Ok(())
 }
 
-/// Enters a private mount namespace and makes the protected paths
-/// read-only. `Ok(false)`: the kernel refused the namespace itself;
-/// `Err`: a mount failed once inside it (then nothing runs).
+/// Files that hold the machine's own secrets, readable by root: masked
+/// with `/dev/null` (a root-run oy's commands read them empty).
+const MASKED: &[&str] = &[
+    "/etc/shadow",
+    "/etc/shadow-",
+    "/etc/gshadow",
+    "/etc/gshadow-",
+    "/etc/security/opasswd",
+];
+
+/// Enters a private mount namespace and, in it: every mount read-only
+/// (Landlock governs opening files, not `chmod`, `utimes` or `setxattr` of
+/// one outside the workspace), the writable hierarchies bound back
+/// read-write, each git directory bound onto itself, the protected paths
+/// read-only, and the machine's secrets masked. `Ok(false)`: the kernel
+/// refused the namespace itself; `Err`: a mount failed once inside it
+/// (then nothing runs).
 fn protect_git(spec: &Spec) -> Result<bool, String> {
     if enter_mount_namespace().is_err() {
         return Ok(false);
     }
-    // Pins first: a later bind of `.git` would hide the read-only mounts
-    // made inside it.
+    read_only_everywhere()?;
+    for dir in &spec.write {
+        if exists(dir) {
+            read_write(dir).map_err(|error| format!("cannot bind {}: {error}", dir.display()))?;
+        }
+    }
+    // Pins before protections: a later bind of `.git` would hide the
+    // read-only mounts made inside it.
     for dir in &spec.pin {
         if exists(dir) {
             rustix::mount::mount_bind(dir, dir)
@@ -100,11 +120,116 @@ fn protect_git(spec: &Spec) -> Result<bool, String> {
                 .map_err(|error| format!("cannot protect {}: {error}", path.display()))?;
         }
     }
+    for path in masked() {
+        // Best effort: a file we cannot cover is one Landlock still rules.
+        let _ = rustix::mount::mount_bind("/dev/null", &path);
+    }
     // The working directory was resolved before the mounts; resolve it
     // again so a command started inside `.git/hooks` sees them too.
     let cwd = std::env::current_dir().map_err(|error| format!("working directory: {error}"))?;
     std::env::set_current_dir(&cwd).map_err(|error| format!("working directory: {error}"))?;
     Ok(true)
+}
+
+/// The existing regular files of [`MASKED`] and the SSH host keys.
+fn masked() -> Vec<std::path::PathBuf> {
+    let mut paths: Vec<std::path::PathBuf> = MASKED.iter().map(Into::into).collect();
+    if let Ok(entries) = read_dir("/etc/ssh") {
+        paths.extend(
+            entries
+                .into_iter()
+                .filter(|name| name.starts_with("ssh_host_") && name.ends_with("_key"))
+                .map(|name| Path::new("/etc/ssh").join(name)),
+        );
+    }
+    paths.retain(|path| {
+        rustix::fs::lstat(path).is_ok_and(|stat| {
+            rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::RegularFile
+        })
+    });
+    paths
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the system's /etc/ssh, listed to mask host keys, not workspace files"
+)]
+fn read_dir(path: &str) -> io::Result<Vec<String>> {
+    Ok(std::fs::read_dir(path)?
+        .filter_map(Result::ok)
+        .filter_map(|entry| entry.file_name().into_string().ok())
+        .collect())
+}
+
+/// Every mount of this (private) namespace, remounted read-only.
+fn read_only_everywhere() -> Result<(), String> {
+    let table =
+        read_mountinfo().map_err(|error| format!("cannot read the mount table: {error}"))?;
+    for mount_point in mount_points(&table) {
+        if let Err(error) = remount(&mount_point, true) {
+            // A mount we cannot even look at (an autofs trigger, a
+            // namespace file) holds nothing to write; any other failure
+            // would leave a writable hierarchy, so nothing runs.
+            if !matches!(
+                error.raw_os_error(),
+                Some(libc::EACCES | libc::ENOENT | libc::ENOTDIR | libc::ELOOP)
+            ) {
+                return Err(format!(
+                    "cannot make {} read-only: {error}",
+                    mount_point.display()
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the launcher's own mount table under /proc, not workspace files"
+)]
+fn read_mountinfo() -> io::Result<String> {
+    std::fs::read_to_string("/proc/self/mountinfo")
+}
+
+/// The mount points of a `/proc/self/mountinfo` text (field 5, with its
+/// octal escapes for space, tab, newline and backslash undone).
+fn mount_points(table: &str) -> Vec<std::path::PathBuf> {
+    use std::os::unix::ffi::OsStrExt;
+    table
+        .lines()
+        .filter_map(|line| line.split(' ').nth(4))
+        .map(|field| {
+            let bytes = field.as_bytes();
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut at = 0;
+            while at < bytes.len() {
+                let octal = bytes.get(at + 1..at + 4).filter(|digits| {
+                    bytes[at] == b'\\' && digits.iter().all(|digit| (b'0'..=b'7').contains(digit))
+                });
+                match octal {
+                    Some(digits) => {
+                        let value = digits
+                            .iter()
+                            .fold(0_u32, |acc, digit| acc * 8 + u32::from(digit - b'0'));
+                        out.push(u8::try_from(value).unwrap_or(b'?'));
+                        at += 4;
+                    }
+                    None => {
+                        out.push(bytes[at]);
+                        at += 1;
+                    }
+                }
+            }
+            Path::new(std::ffi::OsStr::from_bytes(&out)).to_path_buf()
+        })
+        .collect()
+}
+
+/// Binds `dir` (and what is mounted below it) onto itself read-write.
+fn read_write(dir: &Path) -> io::Result<()> {
+    rustix::mount::mount_bind_recursive(dir, dir)?;
+    remount(dir, false)
 }
 
 fn exists(path: &Path) -> bool {
@@ -149,12 +274,20 @@ fn write_proc(path: &str, text: &str) -> io::Result<()> {
     std::fs::write(path, text)
 }
 
-/// Binds `path` onto itself read-only, keeping the flags the kernel
-/// locks on a mount from another user namespace.
+/// Binds `path` onto itself read-only.
 fn read_only(path: &Path) -> io::Result<()> {
     rustix::mount::mount_bind(path, path)?;
+    remount(path, true)
+}
+
+/// Remounts the mount at `path` read-only or read-write, keeping the
+/// flags the kernel locks on a mount from another user namespace.
+fn remount(path: &Path, read_only: bool) -> io::Result<()> {
     let kept = rustix::fs::statvfs(path)?.f_flag;
-    let mut flags = MountFlags::BIND | MountFlags::RDONLY;
+    let mut flags = MountFlags::BIND;
+    if read_only {
+        flags |= MountFlags::RDONLY;
+    }
     for (statvfs, mount) in [
         (rustix::fs::StatVfsMountFlags::NOSUID, MountFlags::NOSUID),
         (rustix::fs::StatVfsMountFlags::NODEV, MountFlags::NODEV),

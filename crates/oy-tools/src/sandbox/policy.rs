@@ -358,6 +358,7 @@ impl Sandbox {
         spec.read.extend(git.outside_root.iter().cloned());
         let mut absent = Vec::new();
         if self.support.mount_namespace {
+            spec.mounts = true;
             spec.protect = self.protected(root, git.protected);
             spec.pin = git.pinned;
             absent = git.absent;

@@ -87,7 +87,7 @@ impl Support {
         }
         if !self.mount_namespace {
             missing.push(
-                "`.git/config` and hooks are writable: no mount namespace (oy is not root and user namespaces are disabled)"
+                "`.git/config` and hooks are writable, and files outside the workspace can have their mode and times changed: no mount namespace (root without CAP_SYS_ADMIN, or user namespaces disabled)"
                     .to_owned(),
             );
         }

@@ -24,14 +24,21 @@ const NET_SIGNS: &[&str] = &[
 ];
 
 /// A note for the model, or `None` when the output shows no sign of a
-/// refusal. `output` is the command's stderr (and stdout); `root` the
-/// workspace; `network` whether sockets were allowed.
-pub(crate) fn explain_refusal(output: &str, root: &Path, network: bool) -> Option<String> {
+/// refusal. `output` is the command's stderr (never its stdout, where a
+/// command could forge such a line); `root` the workspace; `cwd` where
+/// the command ran (relative paths in errors are relative to it);
+/// `network` whether sockets were allowed.
+pub(crate) fn explain_refusal(
+    output: &str,
+    root: &Path,
+    cwd: &Path,
+    network: bool,
+) -> Option<String> {
     let line = output
         .lines()
         .find(|line| FS_SIGNS.iter().any(|sign| line.contains(sign)));
     if let Some(line) = line {
-        let rule = fs_rule(line, root);
+        let rule = fs_rule(line, root, cwd);
         // A socket refusal reads like a file one; say both when in doubt.
         let network_note = if !network && rule.is_none() && line.contains("Operation not permitted")
         {
@@ -57,12 +64,33 @@ pub(crate) fn explain_refusal(output: &str, root: &Path, network: bool) -> Optio
     None
 }
 
-/// Names the rule from a path on the line, if there is one.
-fn fs_rule(line: &str, root: &Path) -> Option<String> {
-    let path = line
-        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | ','))
-        .find(|word| word.starts_with('/') && word.len() > 1)?;
-    let path = Path::new(path);
+/// The path an error line is about: the `: `-separated part just before
+/// the error text (`cmd: PATH: Permission denied`, `mkdir: cannot create
+/// directory 'PATH': …`), its quoted word if it has one, resolved against
+/// `cwd`.
+fn refused_path(line: &str, cwd: &Path) -> Option<std::path::PathBuf> {
+    let sign_at = FS_SIGNS.iter().filter_map(|sign| line.find(sign)).min()?;
+    let before = line[..sign_at].trim_end().strip_suffix(':')?;
+    let part = before.rsplit(": ").next()?.trim();
+    let pieces: Vec<&str> = part
+        .split(['\'', '"', '`', '\u{2018}', '\u{2019}'])
+        .collect();
+    // The last quoted word if there is one, else the last word.
+    let word = if pieces.len() >= 3 {
+        pieces[pieces.len() - 2].trim()
+    } else {
+        part.split_whitespace().next_back()?
+    };
+    if word.is_empty() {
+        return None;
+    }
+    Some(cwd.join(word))
+}
+
+/// Names the rule from the path on the line, if there is one.
+fn fs_rule(line: &str, root: &Path, cwd: &Path) -> Option<String> {
+    let path = refused_path(line, cwd)?;
+    let path = path.as_path();
     let inside = path.starts_with(root);
     let relative = path.strip_prefix(root).ok();
     let in_git = relative.is_some_and(|rel| rel.starts_with(".git"));
@@ -95,25 +123,68 @@ mod tests {
     use super::*;
 
     #[test]
+    fn names_the_path_before_the_error_not_the_program() {
+        let root = Path::new("/ws");
+        let note = explain_refusal(
+            "/usr/bin/bash: line 1: .git/hooks/pre-commit: Read-only file system",
+            root,
+            root,
+            false,
+        )
+        .unwrap();
+        assert!(
+            note.contains("`/ws/.git/hooks/pre-commit` is git metadata"),
+            "{note}"
+        );
+        let note = explain_refusal(
+            "mkdir: cannot create directory \u{2018}/home/u/x\u{2019}: Read-only file system",
+            root,
+            root,
+            false,
+        )
+        .unwrap();
+        assert!(note.contains("`/home/u/x` is outside"), "{note}");
+        let note = explain_refusal(
+            "chmod: changing permissions of '/etc/passwd': Read-only file system",
+            root,
+            Path::new("/ws/sub"),
+            false,
+        )
+        .unwrap();
+        assert!(note.contains("`/etc/passwd` is outside"), "{note}");
+    }
+
+    #[test]
     fn names_the_rule_for_paths_outside_and_in_git() {
         let root = Path::new("/ws");
-        let outside =
-            explain_refusal("bash: /home/u/.bashrc: Permission denied", root, false).unwrap();
+        let outside = explain_refusal(
+            "bash: /home/u/.bashrc: Permission denied",
+            root,
+            root,
+            false,
+        )
+        .unwrap();
         assert!(outside.contains("outside the workspace"), "{outside}");
         assert!(outside.contains("RECOVERY:"));
         let git = explain_refusal(
             "error: could not lock config file /ws/.git/config: Read-only file system",
             root,
+            root,
             true,
         )
         .unwrap();
         assert!(git.contains("git metadata"), "{git}");
-        let net =
-            explain_refusal("curl: (6) Could not resolve host: example.com", root, false).unwrap();
+        let net = explain_refusal(
+            "curl: (6) Could not resolve host: example.com",
+            root,
+            root,
+            false,
+        )
+        .unwrap();
         assert!(net.contains("--network allow"), "{net}");
-        assert_eq!(explain_refusal("all good", root, false), None);
+        assert_eq!(explain_refusal("all good", root, root, false), None);
         assert_eq!(
-            explain_refusal("curl: (6) Could not resolve host: x", root, true),
+            explain_refusal("curl: (6) Could not resolve host: x", root, root, true),
             None
         );
     }

@@ -86,8 +86,13 @@ fn watch_signals(stop: &Arc<AtomicBool>) -> std::io::Result<()> {
             for signal in signals.forever() {
                 if signal == SIGTERM || signal == SIGHUP {
                     stop.store(true, Ordering::SeqCst);
-                    // Wakes the reaper's blocking wait; it takes over from here.
-                    kill_descendants();
+                    // The reaper may be blocked in `wait()` on an exit a
+                    // tracer hides from it: keep killing the whole tree
+                    // until the process ends (the reaper then exits it).
+                    loop {
+                        kill_descendants();
+                        std::thread::sleep(std::time::Duration::from_millis(5));
+                    }
                 }
             }
         })?;

@@ -122,7 +122,7 @@ impl Tool for BashTool {
         let truncated = finished.stdout.truncated || finished.stderr.truncated;
         let mut text = render(&finished, args.timeout_ms);
         let notes = [
-            call.explain_refusal(&finished.stderr.text, &finished.stdout.text),
+            call.explain_refusal(&finished.stderr.text, &launched.cwd),
             launched.undo_protected(),
         ];
         for note in notes.into_iter().flatten() {

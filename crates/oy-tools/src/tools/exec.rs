@@ -136,7 +136,7 @@ impl Tool for ExecTool {
         .map_err(|error| spawn_error(&args.cmd, &error))?;
         let mut stderr = finished.stderr.text;
         let notes = [
-            call.explain_refusal(&stderr, &finished.stdout.text),
+            call.explain_refusal(&stderr, &launched.cwd),
             launched.undo_protected(),
         ];
         for note in notes.into_iter().flatten() {
