@@ -28,7 +28,8 @@ pub use launch::{dispatch, protect_process};
 pub use policy::{Sandbox, SandboxInputs, SandboxSetting, TOOLCHAIN_VARS};
 pub use probe::{Level, Support};
 
-pub(crate) use launch::{Launch, Launched, undo_created};
+pub(crate) use git_dirs::Watched;
+pub(crate) use launch::{Launch, Launched};
 pub(crate) use refusal::explain_refusal;
 
 /// The hidden first argument that turns the embedding program into the

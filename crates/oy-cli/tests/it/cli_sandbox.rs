@@ -188,7 +188,7 @@ fn git_metadata_that_runs_code_is_read_only_but_commits_work() {
         "{}",
         attack.stdout
     );
-    assert!(attack.stdout.contains("removed"), "{}", attack.stdout);
+    assert!(attack.stdout.contains("put back"), "{}", attack.stdout);
     let script = "git -c user.name=t -c user.email=t@e add src.txt && \
         git -c user.name=t -c user.email=t@e commit -q -m one && echo COMMITTED; \
         git status --short; git diff HEAD --stat";
@@ -607,7 +607,8 @@ fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off()
     git(&oy.root, &["init", "-q"]);
     let read_oy = "oy=$(awk '{print $4}' /proc/$PPID/stat); cat /proc/$oy/environ /proc/$PPID/environ; echo done";
     let script = format!(
-        "{read_oy}; echo x >> .git/config; cat ~/.ssh/id_rsa; echo x > ../outside/by-nobody.txt; echo ok > mine.txt"
+        "{read_oy}; echo x >> .git/config; cat ~/.ssh/id_rsa; echo x > ../outside/by-nobody.txt; echo ok > mine.txt; \
+         echo /elsewhere > .git/commondir; chmod 555 .git"
     );
     let Some(run) = bash_as_nobody(&oy, &script, "on") else {
         return;
@@ -628,6 +629,8 @@ fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off()
             .exists()
     );
     assert_eq!(oy.read("mine.txt"), "ok\n");
+    // A read-only `.git` does not keep a planted pointer from being removed.
+    assert!(!oy.root.join(".git/commondir").exists(), "{}", run.stdout);
     // Off: oy is still non-dumpable, so its environment stays its own.
     let run = bash_as_nobody(&oy, read_oy, "off").unwrap();
     assert!(run.stdout.contains("done"), "{}{}", run.stdout, run.stderr);
@@ -776,4 +779,153 @@ fn a_tracer_that_hides_a_childs_exit_does_not_outlive_the_call() {
         wait_gone("hider_987651"),
         "a traced process tree outlived the call"
     );
+}
+
+/// A repository at `dir` with one commit.
+fn repo_with_commit(dir: &Path) {
+    fs::create_dir_all(dir).unwrap();
+    git(dir, &["init", "-q"]);
+    fs::write(dir.join("f.txt"), "f\n").unwrap();
+    git(dir, &["add", "f.txt"]);
+    git(
+        dir,
+        &[
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@e",
+            "commit",
+            "-q",
+            "-m",
+            "one",
+        ],
+    );
+}
+
+#[test]
+fn submodule_and_config_named_git_paths_cannot_be_swapped_or_rewritten() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let base = oy.root.parent().unwrap().to_path_buf();
+    repo_with_commit(&base.join("subrepo"));
+    repo_with_commit(&oy.root);
+    git(
+        &oy.root,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            "../subrepo",
+            "sub",
+        ],
+    );
+    git(&oy.root, &["config", "core.hooksPath", ".husky"]);
+    fs::create_dir_all(oy.root.join(".husky")).unwrap();
+    fs::write(
+        base.join("evil.gitconfig"),
+        "[core]\n\tfsmonitor = touch /tmp/oy-never\n",
+    )
+    .unwrap();
+    let pointer = oy.read("sub/.git");
+    let script = "mv .git/modules/sub .git/modules/sub.orig; mv .git/modules .git/modules.orig; \
+        echo 'gitdir: ../evil.git' > sub/.git; echo x >> .git/modules/sub/config; \
+        printf '#!/bin/sh\\necho pwned\\n' > .husky/pre-commit; \
+        rm -rf .git/hooks; echo done";
+    let run = bash(&oy, script, &[], &[]);
+    assert!(run.stdout.contains("done"), "{}", run.stdout);
+    assert!(
+        oy.root.join(".git/modules/sub/config").exists(),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !oy.read(".git/modules/sub/config").ends_with("x\n"),
+        "{}",
+        run.stdout
+    );
+    assert_eq!(oy.read("sub/.git"), pointer, "{}", run.stdout);
+    assert!(
+        !oy.root.join(".husky/pre-commit").exists(),
+        "{}",
+        run.stdout
+    );
+    assert!(oy.root.join(".git/hooks").is_dir(), "{}", run.stdout);
+}
+
+#[test]
+fn a_linked_worktree_keeps_its_git_directories_and_still_commits() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let base = oy.root.parent().unwrap().to_path_buf();
+    let main = base.join("main");
+    repo_with_commit(&main);
+    fs::remove_dir_all(&oy.root).unwrap();
+    git(&main, &["worktree", "add", "-q", oy.root.to_str().unwrap()]);
+    let admin = main.join(".git/worktrees/ws");
+    assert!(admin.is_dir());
+    let script = format!(
+        "mv {admin} {admin}.orig; echo x >> {main}/.git/config; echo /elsewhere > {admin}/commondir; \
+         printf '#!/bin/sh\\n' > {main}/.git/hooks/post-commit; \
+         echo new > g.txt && git add g.txt && git -c user.name=t -c user.email=t@e commit -q -m two && echo COMMITTED",
+        admin = admin.display(),
+        main = main.display()
+    );
+    let run = bash(&oy, &script, &[], &[]);
+    assert!(run.stdout.contains("COMMITTED"), "{}", run.stdout);
+    assert!(
+        admin.is_dir() && !base.join("main/.git/worktrees/ws.orig").exists(),
+        "{}",
+        run.stdout
+    );
+    assert!(
+        !fs::read_to_string(main.join(".git/config"))
+            .unwrap()
+            .ends_with("x\n")
+    );
+    assert!(
+        !main.join(".git/hooks/post-commit").exists(),
+        "{}",
+        run.stdout
+    );
+    let log = Command::new("git")
+        .args(["log", "--oneline"])
+        .current_dir(&main)
+        .arg("ws")
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&log.stdout).contains("two"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn a_protected_name_that_is_a_link_is_put_back() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    repo_with_commit(&oy.root);
+    fs::remove_dir_all(oy.root.join(".git/hooks")).unwrap();
+    fs::create_dir_all(oy.root.join(".githooks")).unwrap();
+    std::os::unix::fs::symlink("../.githooks", oy.root.join(".git/hooks")).unwrap();
+    let script = "echo pwned > .githooks/pre-commit; rm .git/hooks && mkdir .git/hooks && \
+        printf '#!/bin/sh\\necho pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit; echo done";
+    let run = bash(&oy, script, &[], &[]);
+    assert!(run.stdout.contains("done"), "{}", run.stdout);
+    assert!(
+        !oy.root.join(".githooks/pre-commit").exists(),
+        "{}",
+        run.stdout
+    );
+    let hooks = fs::symlink_metadata(oy.root.join(".git/hooks")).unwrap();
+    assert!(hooks.file_type().is_symlink(), "{}", run.stdout);
+    assert!(run.stdout.contains("put back"), "{}", run.stdout);
 }

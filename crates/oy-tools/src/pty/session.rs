@@ -142,8 +142,8 @@ pub(crate) struct Session {
     /// The leader is the sandbox's supervisor: SIGTERM makes it kill every
     /// descendant (even those that left the group) before it exits.
     supervised: bool,
-    /// Protected paths that did not exist when it started.
-    absent: Vec<std::path::PathBuf>,
+    /// Protected names checked when it is reaped and at every collect.
+    watched: crate::sandbox::Watched,
     child: Mutex<Box<dyn Child + Send + Sync>>,
     master: Mutex<Box<dyn MasterPty + Send>>,
     input: Mutex<Option<SyncSender<Vec<u8>>>>,
@@ -212,7 +212,7 @@ impl Session {
             command: command.to_owned(),
             pid,
             supervised: launched.supervised,
-            absent: launched.absent.clone(),
+            watched: launched.watched.clone(),
             child: Mutex::new(child),
             master: Mutex::new(pair.master),
             input: Mutex::new(None),
@@ -434,7 +434,7 @@ impl Session {
                     self.reaped.store(true, Ordering::SeqCst);
                     // The supervisor exits only once every process of the
                     // session is gone: nothing can make these again now.
-                    let _ = crate::sandbox::undo_created(&self.absent);
+                    let _ = self.watched.undo();
                     return;
                 }
                 Ok(None) if Instant::now() < deadline => {
@@ -448,7 +448,7 @@ impl Session {
     /// Removes protected paths the session's processes created (checked at
     /// every call that collects its output) and says so.
     pub(crate) fn undo_protected(&self) -> Option<String> {
-        crate::sandbox::undo_created(&self.absent)
+        self.watched.undo()
     }
 
     /// Kills the process group and reaps the leader (bounded wait).

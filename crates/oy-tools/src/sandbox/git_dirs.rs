@@ -1,8 +1,12 @@
 //! The parts of a workspace's git directories that can make git run code
 //! or read from elsewhere — `config`, `config.worktree`, `hooks/`,
-//! `info/`, `commondir`, the `.git` file's `gitdir:` pointer — which
-//! commands may not change, and the git directories outside the root
-//! (a worktree's) that `git add`/`git commit` must still write.
+//! `info/`, `commondir`, the `.git` file's `gitdir:` pointer, the same in
+//! submodules' and linked worktrees' git directories, submodules' own
+//! `.git` pointer files, and what the config names inside the workspace
+//! (`core.hooksPath`, `include.path`) — which commands may not change;
+//! every git directory of the chain, pinned so that it cannot be renamed
+//! and replaced; and those outside the root (a worktree's) that `git
+//! add`/`git commit` must still write.
 
 use std::path::{Path, PathBuf};
 
@@ -11,8 +15,9 @@ use std::path::{Path, PathBuf};
 pub(crate) struct GitDirs {
     /// Existing paths to make read-only.
     pub(crate) protected: Vec<PathBuf>,
-    /// Git directories inside the root, bound onto themselves so that a
-    /// command cannot rename them away and put a forged one in their place.
+    /// Git directories (and their `modules/`, `worktrees/`), bound onto
+    /// themselves so a command cannot rename them away and put a forged
+    /// one in their place. Parents come before children.
     pub(crate) pinned: Vec<PathBuf>,
     /// Git directories outside the root (a worktree's own and the common
     /// one) whose objects, refs, index and logs stay writable.
@@ -20,6 +25,10 @@ pub(crate) struct GitDirs {
     /// Protected names that do not exist: a bind mount cannot cover them,
     /// so one a command creates is removed when the call ends.
     pub(crate) absent: Vec<PathBuf>,
+    /// Protected names that are symbolic links, with their targets: the
+    /// mount covers the target, so the link itself is checked (and put
+    /// back) when the call ends.
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
 }
 
 /// Names inside a git directory that must not change.
@@ -32,17 +41,19 @@ const PROTECTED_NAMES: &[&str] = &[
     "gitdir",
 ];
 
+/// How deep submodules of submodules are followed.
+const MAX_NESTING: usize = 4;
+
 /// Looks at `root/.git` (a directory, or a file pointing elsewhere).
 pub(crate) fn find(root: &Path) -> GitDirs {
     let mut found = GitDirs::default();
     let dot_git = root.join(".git");
-    let Some(kind) = kind(&dot_git) else {
+    let Some(dot_git_kind) = kind(&dot_git) else {
         return found;
     };
-    let git_dir = if kind.is_dir() {
-        found.pinned.push(dot_git.clone());
+    let git_dir = if dot_git_kind.is_dir() {
         dot_git
-    } else if kind.is_file() {
+    } else if dot_git_kind.is_file() {
         found.protected.push(dot_git.clone());
         match pointer(&dot_git, root) {
             Some(dir) => dir,
@@ -53,68 +64,124 @@ pub(crate) fn find(root: &Path) -> GitDirs {
     };
     let common_dir = pointer(&git_dir.join("commondir"), &git_dir);
     for dir in std::iter::once(&git_dir).chain(common_dir.as_ref()) {
-        if !dir.starts_with(root) {
-            if !found.outside_root.contains(dir) {
-                found.outside_root.push(dir.clone());
-            }
-        } else if !found.pinned.contains(dir) {
-            found.pinned.push(dir.clone());
+        if !dir.starts_with(root) && !found.outside_root.contains(dir) {
+            found.outside_root.push(dir.clone());
         }
-        protect_in(dir, &mut found.protected, &mut found.absent);
-        // Submodules' and linked worktrees' own git directories.
-        for nested in ["modules", "worktrees"] {
-            for child in children(&dir.join(nested)) {
-                protect_in(&child, &mut found.protected, &mut found.absent);
-            }
-        }
+        add_git_dir(dir, 0, &mut found);
     }
-    found.protected.sort();
-    found.protected.dedup();
-    found.absent.sort();
-    found.absent.dedup();
+    submodule_pointers(root, &mut found.protected);
+    if let Some(dir) = common_dir.as_ref().or(Some(&git_dir)) {
+        config_named_paths(root, dir, &mut found.protected);
+    }
+    found.pinned.sort_by_key(|dir| dir.as_os_str().len());
+    found.pinned.dedup();
+    for list in [&mut found.protected, &mut found.absent] {
+        list.sort();
+        list.dedup();
+    }
+    // A protected path that is a link: the bind covers its target; the
+    // link itself is watched.
+    found.links = found
+        .protected
+        .iter()
+        .filter(|path| kind(path).is_some_and(|kind| kind.is_symlink()))
+        .filter_map(|path| Some((path.clone(), read_link(path)?)))
+        .collect();
     found
 }
 
-fn protect_in(dir: &Path, protected: &mut Vec<PathBuf>, absent: &mut Vec<PathBuf>) {
+/// Pins `dir` and its `modules/` and `worktrees/`, protects its names, and
+/// goes on into each submodule's and linked worktree's git directory.
+fn add_git_dir(dir: &Path, depth: usize, found: &mut GitDirs) {
+    if !kind(dir).is_some_and(|kind| kind.is_dir()) || found.pinned.iter().any(|pin| pin == dir) {
+        return;
+    }
+    found.pinned.push(dir.to_path_buf());
     ensure_hooks_dir(dir);
     for path in PROTECTED_NAMES.iter().map(|name| dir.join(name)) {
         if kind(&path).is_some() {
-            protected.push(path);
+            found.protected.push(path);
         } else {
-            absent.push(path);
+            found.absent.push(path);
+        }
+    }
+    if depth >= MAX_NESTING {
+        return;
+    }
+    for nested in ["modules", "worktrees"] {
+        let holder = dir.join(nested);
+        if !kind(&holder).is_some_and(|kind| kind.is_dir()) {
+            continue;
+        }
+        found.pinned.push(holder.clone());
+        for child in children(&holder) {
+            add_git_dir(&child, depth + 1, found);
         }
     }
 }
 
-/// Removes each of `paths` that exists now (a command made it), without
-/// following links; returns what was removed. Called once every process
-/// of the call is gone.
-pub(crate) fn remove_created(paths: &[PathBuf]) -> Vec<PathBuf> {
-    paths
-        .iter()
-        .filter(|path| match kind(path) {
-            Some(kind) if kind.is_dir() => remove_tree(path),
-            Some(_) => remove_file(path),
-            None => false,
-        })
-        .cloned()
-        .collect()
+/// Submodules' `.git` files (`gitdir: ../.git/modules/NAME`), from the
+/// `path = …` lines of the root's `.gitmodules`: rewritten, one would send
+/// a `git status` at the root into a forged git directory.
+fn submodule_pointers(root: &Path, protected: &mut Vec<PathBuf>) {
+    let Some(text) = read_small(&root.join(".gitmodules")) else {
+        return;
+    };
+    for line in text.lines() {
+        let Some((key, value)) = line.split_once('=') else {
+            continue;
+        };
+        if key.trim().eq_ignore_ascii_case("path") {
+            let pointer = normalize(&root.join(value.trim()).join(".git"));
+            if pointer.starts_with(root) && kind(&pointer).is_some_and(|kind| kind.is_file()) {
+                protected.push(pointer);
+            }
+        }
+    }
 }
 
-#[expect(
-    clippy::disallowed_methods,
-    reason = "a protected git or oy path a sandboxed command created; no link is followed"
-)]
-fn remove_tree(path: &Path) -> bool {
-    std::fs::remove_dir_all(path).is_ok()
-}
-
-#[expect(
-    clippy::disallowed_methods,
-    reason = "a protected git or oy path a sandboxed command created; no link is followed"
-)]
-fn remove_file(path: &Path) -> bool {
-    std::fs::remove_file(path).is_ok()
+/// What the git config at `git_dir/config` names inside the workspace
+/// that git reads or runs: `core.hooksPath` (husky's `.husky/`),
+/// `include.path` and `includeIf.*.path` (one level of includes).
+fn config_named_paths(root: &Path, git_dir: &Path, protected: &mut Vec<PathBuf>) {
+    let mut files = vec![git_dir.join("config")];
+    let mut depth = 0;
+    while let Some(file) = files.pop() {
+        let Some(text) = read_small(&file) else {
+            continue;
+        };
+        let base = file.parent().unwrap_or(git_dir).to_path_buf();
+        let mut section = String::new();
+        for line in text.lines() {
+            let line = line.trim();
+            if let Some(header) = line.strip_prefix('[') {
+                section = header
+                    .split([']', ' ', '"'])
+                    .next()
+                    .unwrap_or("")
+                    .to_ascii_lowercase();
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let key = key.trim().to_ascii_lowercase();
+            let value = value.trim().trim_matches('"');
+            let path = match (section.as_str(), key.as_str()) {
+                // Relative to where git runs the hook: the worktree's top.
+                ("core", "hookspath") => normalize(&root.join(value)),
+                ("include" | "includeif", "path") => normalize(&base.join(value)),
+                _ => continue,
+            };
+            if path.starts_with(root) && kind(&path).is_some() {
+                if key == "path" && depth < 1 {
+                    files.push(path.clone());
+                }
+                protected.push(path);
+            }
+        }
+        depth += 1;
+    }
 }
 
 /// A missing `hooks/` could be made by a command and filled; git's own
@@ -164,6 +231,14 @@ fn kind(path: &Path) -> Option<std::fs::FileType> {
         .map(|meta| meta.file_type())
 }
 
+fn read_link(path: &Path) -> Option<PathBuf> {
+    rustix::fs::readlink(path, Vec::new()).ok().map(|target| {
+        PathBuf::from(
+            <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(target.into_bytes()),
+        )
+    })
+}
+
 #[expect(
     clippy::disallowed_methods,
     reason = "git's own metadata, read to build the sandbox before any command runs"
@@ -175,11 +250,8 @@ fn read_small(path: &Path) -> Option<String> {
         return None;
     }
     let file = std::fs::File::open(path).ok()?;
-    if !file.metadata().ok()?.is_file() {
-        return None;
-    }
     let mut text = String::new();
-    file.take(4096).read_to_string(&mut text).ok()?;
+    file.take(64 * 1024).read_to_string(&mut text).ok()?;
     Some(text)
 }
 
@@ -198,4 +270,83 @@ fn children(dir: &Path) -> Vec<PathBuf> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// What is checked when a call (or a PTY session) ends: protected names
+/// that did not exist, and protected names that are links.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Watched {
+    pub(crate) absent: Vec<PathBuf>,
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
+}
+
+impl Watched {
+    /// Once every process of the call is gone: undoes what a command did to
+    /// the watched names, and returns a line for the model, or `None`.
+    pub(crate) fn undo(&self) -> Option<String> {
+        let changed = undo(&self.absent, &self.links);
+        if changed.is_empty() {
+            return None;
+        }
+        let names: Vec<String> = changed
+            .iter()
+            .map(|path| format!("`{}`", path.display()))
+            .collect();
+        Some(format!(
+            "oy sandbox: put back {} after the command: git and oy read these to decide what to run, so commands may not make or replace them.",
+            names.join(", ")
+        ))
+    }
+}
+
+/// Removes each of `absent` that exists now (a command made it), without
+/// following links, and puts each watched link back where a command
+/// replaced it. Returns what changed.
+fn undo(absent: &[PathBuf], links: &[(PathBuf, PathBuf)]) -> Vec<PathBuf> {
+    let mut changed: Vec<PathBuf> = absent
+        .iter()
+        .filter(|path| kind(path).is_some() && remove(path))
+        .cloned()
+        .collect();
+    for (link, target) in links {
+        if read_link(link).as_ref() == Some(target) {
+            continue;
+        }
+        if kind(link).is_some() {
+            remove(link);
+        }
+        if rustix::fs::symlink(target, link).is_ok() {
+            changed.push(link.clone());
+        }
+    }
+    changed
+}
+
+/// Removes `path` (a tree if a directory). When that fails, the parent
+/// may have been made read-only by the command (`chmod 555 .git`): its
+/// owner's write bit is put back and the removal tried once more.
+fn remove(path: &Path) -> bool {
+    if remove_once(path) {
+        return true;
+    }
+    let Some(parent) = path.parent() else {
+        return false;
+    };
+    let Ok(stat) = rustix::fs::stat(parent) else {
+        return false;
+    };
+    let mode = rustix::fs::Mode::from_raw_mode(stat.st_mode) | rustix::fs::Mode::RWXU;
+    rustix::fs::chmod(parent, mode).is_ok() && remove_once(path)
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a protected git or oy path a sandboxed command created; no link is followed"
+)]
+fn remove_once(path: &Path) -> bool {
+    match kind(path) {
+        Some(kind) if kind.is_dir() => std::fs::remove_dir_all(path).is_ok(),
+        Some(_) => std::fs::remove_file(path).is_ok(),
+        None => true,
+    }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use super::LAUNCHER_ARG;
 use super::argv::{Spec, Stage};
 use super::confine::{self, say};
+use super::git_dirs::Watched;
 use super::policy::Sandbox;
 use super::supervise;
 
@@ -83,8 +84,8 @@ pub(crate) struct Launched {
     /// Runs under the supervisor: stop it with SIGTERM, not by killing
     /// its process group.
     pub(crate) supervised: bool,
-    /// Protected paths that did not exist at the start.
-    pub(crate) absent: Vec<PathBuf>,
+    /// Protected names checked when the call ends.
+    pub(crate) watched: Watched,
 }
 
 impl Launched {
@@ -100,28 +101,11 @@ impl Launched {
     }
 
     /// Once every process of the call is gone: removes the protected paths
-    /// it created (a `.git/commondir` pointing elsewhere, a new `.oy/`),
-    /// and returns a line for the model saying so, or `None`.
+    /// it created (a `.git/commondir` pointing elsewhere, a new `.oy/`) and
+    /// puts back protected links it replaced; returns a line for the model
+    /// saying so, or `None`.
     pub(crate) fn undo_protected(&self) -> Option<String> {
-        undo_created(&self.absent)
-    }
-}
-
-/// Removes what a command created of `absent` (see [`Launched::undo_protected`]).
-pub(crate) fn undo_created(absent: &[PathBuf]) -> Option<String> {
-    {
-        let removed = super::git_dirs::remove_created(absent);
-        if removed.is_empty() {
-            return None;
-        }
-        let names: Vec<String> = removed
-            .iter()
-            .map(|path| format!("`{}`", path.display()))
-            .collect();
-        Some(format!(
-            "oy sandbox: removed {} that the command created: git and oy read these to decide what to run, so commands may not create them.",
-            names.join(", ")
-        ))
+        self.watched.undo()
     }
 }
 
@@ -150,12 +134,12 @@ impl Sandbox {
                 cwd,
                 env,
                 supervised: false,
-                absent: Vec::new(),
+                watched: Watched::default(),
             });
         };
         let resolved = resolve_program(&program, &env, &cwd)
             .ok_or_else(|| std::io::Error::new(std::io::ErrorKind::NotFound, "no such program"))?;
-        let (spec, absent) = self
+        let (spec, watched) = self
             .spec(root, resolved.into_os_string(), args, pty, network)
             .map_err(std::io::Error::other)?;
         if spec.confine {
@@ -172,7 +156,7 @@ impl Sandbox {
             // The launcher itself runs with nothing but the carriers.
             env: super::env_transport::encode(&env),
             supervised: true,
-            absent,
+            watched,
         })
     }
 }

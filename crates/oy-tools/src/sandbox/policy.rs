@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use super::argv::Spec;
-use super::git_dirs;
+use super::git_dirs::{self, Watched};
 use super::probe::{Level, Support};
 
 /// The user's choice (`--sandbox`, the global config). A workspace's
@@ -331,7 +331,7 @@ impl Sandbox {
         args: Vec<OsString>,
         pty: bool,
         network: bool,
-    ) -> Result<(Spec, Vec<PathBuf>), String> {
+    ) -> Result<(Spec, Watched), String> {
         let confine = self.level() != Level::None;
         let mut spec = Spec {
             pty,
@@ -345,7 +345,7 @@ impl Sandbox {
             ..Spec::default()
         };
         if !confine {
-            return Ok((spec, Vec::new()));
+            return Ok((spec, Watched::default()));
         }
         spec.read = self.read.clone();
         spec.write = vec![root.to_path_buf(), self.temp_dir()?.to_path_buf()];
@@ -356,20 +356,21 @@ impl Sandbox {
         let git = git_dirs::find(root);
         spec.write.extend(git.outside_root.iter().cloned());
         spec.read.extend(git.outside_root.iter().cloned());
-        let mut absent = Vec::new();
+        let mut watched = Watched::default();
         if self.support.mount_namespace {
             spec.mounts = true;
             spec.protect = self.protected(root, git.protected);
             spec.pin = git.pinned;
-            absent = git.absent;
-            absent.extend(
+            watched.absent = git.absent;
+            watched.absent.extend(
                 spec.protect
                     .iter()
                     .filter(|path| rustix::fs::lstat(path.as_path()).is_err())
                     .cloned(),
             );
+            watched.links = git.links;
         }
-        Ok((spec, absent))
+        Ok((spec, watched))
     }
 
     /// What commands in the workspace at `root` may not change although it
