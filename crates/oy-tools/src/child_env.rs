@@ -16,6 +16,7 @@ mod value_shapes;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use git_config::{GitConfigEnv, Member};
 
@@ -49,81 +50,117 @@ fn absolute_path_entries(value: &OsStr) -> OsString {
     OsString::from(OsStr::from_bytes(&kept.join(&b':')))
 }
 
-/// The environment for child processes.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// The environment for child processes. Filtering happens on first use,
+/// not when it is made: the value shapes are one large automaton (about
+/// 2 ms to build), and a run that starts no process should not pay for it.
+/// Clones share the result.
+#[derive(Clone)]
 pub struct ChildEnv {
+    inner: Arc<Lazy>,
+}
+
+/// The caller's variables and allow-list, kept until the first use.
+type Source = (Vec<(OsString, OsString)>, Vec<String>);
+
+struct Lazy {
+    /// The caller's variables and allow-list, until filtered.
+    source: Mutex<Option<Source>>,
+    filtered: OnceLock<Filtered>,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+struct Filtered {
     vars: Vec<(OsString, OsString)>,
     removed: Vec<String>,
 }
+
+impl std::fmt::Debug for ChildEnv {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ChildEnv")
+            .field("kept", &self.vars().len())
+            .field("removed", &self.removed())
+            .finish()
+    }
+}
+
+impl PartialEq for ChildEnv {
+    fn eq(&self, other: &Self) -> bool {
+        self.now() == other.now()
+    }
+}
+
+impl Eq for ChildEnv {}
 
 impl Default for ChildEnv {
     /// A minimal environment (a standard `PATH` and a UTF-8 locale) for
     /// embedders that pass none: nothing of the parent's leaks by default.
     fn default() -> Self {
-        Self {
+        Self::ready(Filtered {
             vars: vec![
                 ("PATH".into(), "/usr/local/bin:/usr/bin:/bin".into()),
                 ("LANG".into(), "C.UTF-8".into()),
             ],
             removed: Vec::new(),
-        }
+        })
     }
 }
 
 impl ChildEnv {
+    fn ready(filtered: Filtered) -> Self {
+        Self {
+            inner: Arc::new(Lazy {
+                source: Mutex::new(None),
+                filtered: OnceLock::from(filtered),
+            }),
+        }
+    }
+
+    /// The filtered environment, computed on the first call.
+    fn now(&self) -> &Filtered {
+        self.inner.filtered.get_or_init(|| {
+            let (vars, allow) = self
+                .inner
+                .source
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take()
+                .unwrap_or_default();
+            filter(vars, &allow)
+        })
+    }
+
     /// `vars` (the caller's environment) minus credential-like variables,
     /// except the names in `allow`, which pass through on purpose. Git's
     /// `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs are kept or removed
     /// as pairs (naming either half in `allow` keeps the pair), and kept
     /// pairs are renumbered under a matching `GIT_CONFIG_COUNT` when one
     /// that git reads is removed. [`removed`](Self::removed) lists the
-    /// original names.
+    /// original names. The filtering itself happens on first use.
     pub fn filtered(
         vars: impl IntoIterator<Item = (OsString, OsString)>,
         allow: &[String],
     ) -> Self {
-        let allowed = |name: &OsStr| allow.iter().any(|allowed| OsStr::new(allowed) == name);
-        let mut git_config = GitConfigEnv::default();
-        let mut kept = Vec::new();
-        let mut removed = Vec::new();
-        for (name, value) in vars {
-            let value = if name == "PATH" {
-                absolute_path_entries(&value)
-            } else {
-                value
-            };
-            let Some((name, value)) = git_config.take(name, value) else {
-                continue;
-            };
-            if !allowed(&name) && is_credential_like(&name, &value) {
-                removed.push(name.to_string_lossy().into_owned());
-            } else {
-                kept.push((name, value));
-            }
-        }
-        let git_config = git_config.resolve(|name| allowed(OsStr::new(name)));
-        kept.extend(git_config.kept);
-        removed.extend(git_config.removed);
-        removed.sort();
         Self {
-            vars: kept,
-            removed,
+            inner: Arc::new(Lazy {
+                source: Mutex::new(Some((vars.into_iter().collect(), allow.to_vec()))),
+                filtered: OnceLock::new(),
+            }),
         }
     }
 
     /// The variables a child gets.
     pub fn vars(&self) -> &[(OsString, OsString)] {
-        &self.vars
+        &self.now().vars
     }
 
     /// Names that were removed (for `oy doctor` and debugging; never values).
     pub fn removed(&self) -> &[String] {
-        &self.removed
+        &self.now().removed
     }
 
     /// The value of `name`, if kept.
     pub fn get(&self, name: &str) -> Option<&OsStr> {
-        self.vars
+        self.vars()
             .iter()
             .find(|(key, _)| key == name)
             .map(|(_, value)| value.as_os_str())
@@ -132,6 +169,37 @@ impl ChildEnv {
     /// Replaces a command's environment with this one.
     pub fn apply(&self, command: &mut std::process::Command) {
         command.env_clear();
-        command.envs(self.vars.iter().map(|(name, value)| (name, value)));
+        command.envs(self.vars().iter().map(|(name, value)| (name, value)));
+    }
+}
+
+/// The filter itself (see [`ChildEnv::filtered`]).
+fn filter(vars: Vec<(OsString, OsString)>, allow: &[String]) -> Filtered {
+    let allowed = |name: &OsStr| allow.iter().any(|allowed| OsStr::new(allowed) == name);
+    let mut git_config = GitConfigEnv::default();
+    let mut kept = Vec::new();
+    let mut removed = Vec::new();
+    for (name, value) in vars {
+        let value = if name == "PATH" {
+            absolute_path_entries(&value)
+        } else {
+            value
+        };
+        let Some((name, value)) = git_config.take(name, value) else {
+            continue;
+        };
+        if !allowed(&name) && is_credential_like(&name, &value) {
+            removed.push(name.to_string_lossy().into_owned());
+        } else {
+            kept.push((name, value));
+        }
+    }
+    let git_config = git_config.resolve(|name| allowed(OsStr::new(name)));
+    kept.extend(git_config.kept);
+    removed.extend(git_config.removed);
+    removed.sort();
+    Filtered {
+        vars: kept,
+        removed,
     }
 }
