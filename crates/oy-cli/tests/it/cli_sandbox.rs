@@ -929,3 +929,38 @@ fn a_protected_name_that_is_a_link_is_put_back() {
     assert!(hooks.file_type().is_symlink(), "{}", run.stdout);
     assert!(run.stdout.contains("put back"), "{}", run.stdout);
 }
+
+#[test]
+fn git_pointers_a_command_could_write_never_grant_anything_outside() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let base = oy.root.parent().unwrap().to_path_buf();
+    let target = base.join("outside/granted.txt");
+    let write = format!("echo x > {}; echo tried", target.display());
+    // A non-git workspace: a planted `.git` file naming `/`.
+    let run = bash(&oy, "echo 'gitdir: /' > .git", &[], &[]);
+    assert_eq!(run.code, 0, "{}", run.stdout);
+    let run = bash(&oy, &write, &[], &[]);
+    assert!(
+        run.stdout.contains("tried") && !target.exists(),
+        "{}",
+        run.stdout
+    );
+    // A repository whose `.git/commondir` was planted by a run that was
+    // killed before it could clean up.
+    fs::remove_file(oy.root.join(".git")).unwrap();
+    repo_with_commit(&oy.root);
+    fs::write(oy.root.join(".git/commondir"), "/\n").unwrap();
+    let run = bash(&oy, &write, &[], &[]);
+    assert!(
+        run.stdout.contains("tried") && !target.exists(),
+        "{}",
+        run.stdout
+    );
+    // A bare repository made at the root is not left for git to find.
+    let run = bash(&oy, "git init -q --bare . && echo made", &[], &[]);
+    assert!(run.stdout.contains("made"), "{}", run.stdout);
+    assert!(!oy.root.join("HEAD").exists(), "{}", run.stdout);
+}

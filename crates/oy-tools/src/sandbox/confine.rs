@@ -107,10 +107,12 @@ fn protect_git(spec: &Spec) -> Result<bool, String> {
         }
     }
     // Pins before protections: a later bind of `.git` would hide the
-    // read-only mounts made inside it.
+    // read-only mounts made inside it. Recursive, so a pin of a common git
+    // directory keeps the read-write binds of its `objects/` or a
+    // worktree's directory below it.
     for dir in &spec.pin {
         if exists(dir) {
-            rustix::mount::mount_bind(dir, dir)
+            rustix::mount::mount_bind_recursive(dir, dir)
                 .map_err(|error| format!("cannot pin {}: {error}", dir.display()))?;
         }
     }

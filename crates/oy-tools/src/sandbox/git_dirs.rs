@@ -19,9 +19,13 @@ pub(crate) struct GitDirs {
     /// themselves so a command cannot rename them away and put a forged
     /// one in their place. Parents come before children.
     pub(crate) pinned: Vec<PathBuf>,
-    /// Git directories outside the root (a worktree's own and the common
-    /// one) whose objects, refs, index and logs stay writable.
-    pub(crate) outside_root: Vec<PathBuf>,
+    /// Outside the root, for a genuine linked worktree or submodule
+    /// checkout only: what `git add`/`git commit` must write (the
+    /// worktree's own git directory, and the common one's `objects/`,
+    /// `refs/`, `logs/`).
+    pub(crate) writable_outside: Vec<PathBuf>,
+    /// Outside the root: the git directories git must read.
+    pub(crate) readable_outside: Vec<PathBuf>,
     /// Protected names that do not exist: a bind mount cannot cover them,
     /// so one a command creates is removed when the call ends.
     pub(crate) absent: Vec<PathBuf>,
@@ -51,24 +55,50 @@ pub(crate) fn find(root: &Path) -> GitDirs {
     let Some(dot_git_kind) = kind(&dot_git) else {
         return found;
     };
-    let git_dir = if dot_git_kind.is_dir() {
-        dot_git
+    // Never grant anything from what a command could have written: a
+    // `.git` directory's `commondir` is not followed at all (a main
+    // repository has none), and a `.git` file is trusted outside the root
+    // only when the directory it names points back at it.
+    let (git_dir, common_dir) = if dot_git_kind.is_dir() {
+        (dot_git, None)
     } else if dot_git_kind.is_file() {
         found.protected.push(dot_git.clone());
-        match pointer(&dot_git, root) {
-            Some(dir) => dir,
-            None => return found,
+        let Some(dir) = pointer(&dot_git, root) else {
+            return found;
+        };
+        if dir.starts_with(root) {
+            (dir, None)
+        } else {
+            match genuine_outside(&dir, root) {
+                Some(common) => {
+                    found.readable_outside.push(dir.clone());
+                    found.writable_outside.push(dir.clone());
+                    if common != dir {
+                        found.readable_outside.push(common.clone());
+                        found.writable_outside.extend(
+                            ["objects", "refs", "logs"]
+                                .iter()
+                                .map(|part| common.join(part))
+                                .filter(|path| kind(path).is_some_and(|kind| kind.is_dir())),
+                        );
+                    }
+                    let common = (common != dir).then_some(common);
+                    (dir, common)
+                }
+                // Not a worktree or submodule of a real repository: git
+                // will fail there, and nothing outside is granted.
+                None => return found,
+            }
         }
     } else {
         return found;
     };
-    let common_dir = pointer(&git_dir.join("commondir"), &git_dir);
     for dir in std::iter::once(&git_dir).chain(common_dir.as_ref()) {
-        if !dir.starts_with(root) && !found.outside_root.contains(dir) {
-            found.outside_root.push(dir.clone());
-        }
         add_git_dir(dir, 0, &mut found);
     }
+    // A bare repository made at the root (`git init --bare .`) would be
+    // git's repository for the workspace; its `HEAD` is never the user's.
+    found.absent.push(root.join("HEAD"));
     submodule_pointers(root, &mut found.protected);
     if let Some(dir) = common_dir.as_ref().or(Some(&git_dir)) {
         config_named_paths(root, dir, &mut found.protected);
@@ -88,6 +118,37 @@ pub(crate) fn find(root: &Path) -> GitDirs {
         .filter_map(|path| Some((path.clone(), read_link(path)?)))
         .collect();
     found
+}
+
+/// The common git directory when `dir` (outside `root`) is a genuine
+/// linked worktree's (`COMMON/worktrees/NAME`, whose `gitdir` names
+/// `root/.git` and whose `commondir` names COMMON) or a submodule's
+/// (its config's `core.worktree` names `root`; it is its own common
+/// directory). Neither may be `/` or hold the root.
+fn genuine_outside(dir: &Path, root: &Path) -> Option<PathBuf> {
+    let usable = |path: &Path| {
+        path.components().count() > 2
+            && !root.starts_with(path)
+            && kind(&path.join("HEAD")).is_some()
+            && kind(&path.join("objects")).is_some_and(|kind| kind.is_dir())
+    };
+    if let Some(back) = pointer(&dir.join("gitdir"), dir) {
+        let common = pointer(&dir.join("commondir"), dir)?;
+        let named = dir.parent()?;
+        let genuine = back == root.join(".git")
+            && named.file_name()? == "worktrees"
+            && named.parent()? == common
+            && usable(&common);
+        return genuine.then_some(common);
+    }
+    let text = read_small(&dir.join("config"))?;
+    let worktree = text.lines().find_map(|line| {
+        let (key, value) = line.split_once('=')?;
+        key.trim()
+            .eq_ignore_ascii_case("worktree")
+            .then(|| normalize(&dir.join(value.trim().trim_matches('"'))))
+    })?;
+    (worktree == root && usable(dir)).then(|| dir.to_path_buf())
 }
 
 /// Pins `dir` and its `modules/` and `worktrees/`, protects its names, and

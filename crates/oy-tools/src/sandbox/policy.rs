@@ -354,8 +354,8 @@ impl Sandbox {
             spec.devices.push("/dev/tty".into());
         }
         let git = git_dirs::find(root);
-        spec.write.extend(git.outside_root.iter().cloned());
-        spec.read.extend(git.outside_root.iter().cloned());
+        spec.write.extend(git.writable_outside.iter().cloned());
+        spec.read.extend(git.readable_outside.iter().cloned());
         let mut watched = Watched::default();
         if self.support.mount_namespace {
             spec.mounts = true;
