@@ -964,3 +964,21 @@ fn git_pointers_a_command_could_write_never_grant_anything_outside() {
     assert!(run.stdout.contains("made"), "{}", run.stdout);
     assert!(!oy.root.join("HEAD").exists(), "{}", run.stdout);
 }
+
+#[test]
+fn a_hooks_path_the_config_names_but_nobody_made_yet_is_not_left_behind() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    repo_with_commit(&oy.root);
+    git(&oy.root, &["config", "core.hooksPath", ".githooks"]);
+    let run = bash(
+        &oy,
+        "mkdir .githooks && printf '#!/bin/sh\\necho pwned\\n' > .githooks/pre-commit && echo made",
+        &[],
+        &[],
+    );
+    assert!(run.stdout.contains("made"), "{}", run.stdout);
+    assert!(!oy.root.join(".githooks").exists(), "{}", run.stdout);
+}

@@ -7,8 +7,9 @@
 //! itself. Only the final `exec` of the command gets it back.
 //!
 //! Encoding: `NAME=VALUE` entries joined by `\n`, with `\` written `\\`
-//! and a newline `\n`; chunks of at most [`CHUNK`] bytes, split between
-//! entries, so no single variable meets the kernel's 128 KiB limit first.
+//! and a newline `\n`; the stream is cut into chunks of at most [`CHUNK`]
+//! bytes (never inside an escape pair), so no carrier meets the kernel's
+//! 128 KiB limit for one variable before the command's own would.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
@@ -20,23 +21,31 @@ const CHUNK: usize = 64 * 1024;
 
 /// The carrier variables for `vars`.
 pub(crate) fn encode(vars: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
-    let mut chunks: Vec<Vec<u8>> = vec![Vec::new()];
+    let mut stream = Vec::new();
     for (name, value) in vars {
-        let mut entry = Vec::with_capacity(name.len() + value.len() + 2);
-        escape(name.as_bytes(), &mut entry);
-        entry.push(b'=');
-        escape(value.as_bytes(), &mut entry);
-        let Some(last) = chunks.last_mut() else {
-            continue;
-        };
-        if !last.is_empty() && last.len() + 1 + entry.len() > CHUNK {
-            chunks.push(entry);
-        } else {
-            if !last.is_empty() {
-                last.push(b'\n');
-            }
-            last.extend_from_slice(&entry);
+        if !stream.is_empty() {
+            stream.push(b'\n');
         }
+        escape(name.as_bytes(), &mut stream);
+        stream.push(b'=');
+        escape(value.as_bytes(), &mut stream);
+    }
+    // Chunks may cut an entry (a single variable can be near the kernel's
+    // limit itself), never an escape pair.
+    let mut chunks = Vec::new();
+    let mut rest = stream.as_slice();
+    while !rest.is_empty() {
+        let mut end = CHUNK.min(rest.len());
+        let escapes_before = rest[..end]
+            .iter()
+            .rev()
+            .take_while(|byte| **byte == b'\\')
+            .count();
+        if escapes_before % 2 == 1 {
+            end -= 1;
+        }
+        chunks.push(rest[..end].to_vec());
+        rest = &rest[end..];
     }
     chunks
         .into_iter()
@@ -71,19 +80,21 @@ pub(crate) fn carriers(
 
 /// The command's environment from the carriers.
 pub(crate) fn decode(carriers: &[(OsString, OsString)]) -> Vec<(OsString, OsString)> {
+    let stream: Vec<u8> = carriers
+        .iter()
+        .flat_map(|(_, chunk)| chunk.as_bytes().iter().copied())
+        .collect();
     let mut vars = Vec::new();
-    for (_, chunk) in carriers {
-        for entry in chunk.as_bytes().split(|byte| *byte == b'\n') {
-            if entry.is_empty() {
-                continue;
-            }
-            let entry = unescape(entry);
-            if let Some(at) = entry.iter().position(|byte| *byte == b'=') {
-                vars.push((
-                    OsStr::from_bytes(&entry[..at]).to_owned(),
-                    OsStr::from_bytes(&entry[at + 1..]).to_owned(),
-                ));
-            }
+    for entry in stream.split(|byte| *byte == b'\n') {
+        if entry.is_empty() {
+            continue;
+        }
+        let entry = unescape(entry);
+        if let Some(at) = entry.iter().position(|byte| *byte == b'=') {
+            vars.push((
+                OsStr::from_bytes(&entry[..at]).to_owned(),
+                OsStr::from_bytes(&entry[at + 1..]).to_owned(),
+            ));
         }
     }
     vars
@@ -133,6 +144,8 @@ mod tests {
         for index in 0..40 {
             vars.push((format!("BIG{index}").into(), "v".repeat(5000).into()));
         }
+        // One variable of backslashes, larger than a chunk once escaped.
+        vars.push(("SLASHES".into(), "\\".repeat(70_000).into()));
         let carried = encode(&vars);
         assert!(carried.len() > 1);
         assert!(carried.iter().all(|(_, chunk)| chunk.len() <= CHUNK));

@@ -101,7 +101,7 @@ pub(crate) fn find(root: &Path) -> GitDirs {
     found.absent.push(root.join("HEAD"));
     submodule_pointers(root, &mut found.protected);
     if let Some(dir) = common_dir.as_ref().or(Some(&git_dir)) {
-        config_named_paths(root, dir, &mut found.protected);
+        config_named_paths(root, dir, &mut found.protected, &mut found.absent);
     }
     found.pinned.sort_by_key(|dir| dir.as_os_str().len());
     found.pinned.dedup();
@@ -204,7 +204,12 @@ fn submodule_pointers(root: &Path, protected: &mut Vec<PathBuf>) {
 /// What the git config at `git_dir/config` names inside the workspace
 /// that git reads or runs: `core.hooksPath` (husky's `.husky/`),
 /// `include.path` and `includeIf.*.path` (one level of includes).
-fn config_named_paths(root: &Path, git_dir: &Path, protected: &mut Vec<PathBuf>) {
+fn config_named_paths(
+    root: &Path,
+    git_dir: &Path,
+    protected: &mut Vec<PathBuf>,
+    absent: &mut Vec<PathBuf>,
+) {
     let mut files = vec![git_dir.join("config")];
     let mut depth = 0;
     while let Some(file) = files.pop() {
@@ -234,12 +239,18 @@ fn config_named_paths(root: &Path, git_dir: &Path, protected: &mut Vec<PathBuf>)
                 ("include" | "includeif", "path") => normalize(&base.join(value)),
                 _ => continue,
             };
-            if path.starts_with(root) && kind(&path).is_some() {
-                if key == "path" && depth < 1 {
-                    files.push(path.clone());
-                }
-                protected.push(path);
+            if !path.starts_with(root) {
+                continue;
             }
+            if kind(&path).is_none() {
+                // Named but missing: one a command makes is removed.
+                absent.push(path);
+                continue;
+            }
+            if key == "path" && depth < 1 {
+                files.push(path.clone());
+            }
+            protected.push(path);
         }
         depth += 1;
     }
