@@ -982,3 +982,40 @@ fn a_hooks_path_the_config_names_but_nobody_made_yet_is_not_left_behind() {
     assert!(run.stdout.contains("made"), "{}", run.stdout);
     assert!(!oy.root.join(".githooks").exists(), "{}", run.stdout);
 }
+
+#[test]
+fn a_planted_name_is_removed_even_when_oy_is_killed_mid_call() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) || Command::new("pgrep").arg("-V").output().is_err() {
+        return;
+    }
+    repo_with_commit(&oy.root);
+    let args = serde_json::json!({
+        "command": "echo /elsewhere > .git/commondir; sleep 987661",
+        "timeout_ms": 60_000
+    })
+    .to_string();
+    let mut child = oy
+        .command()
+        .args(["tool", "bash", &args, "--mode", "auto"])
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !(alive("sleep 987661") && oy.root.join(".git/commondir").exists())
+        && Instant::now() < deadline
+    {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(oy.root.join(".git/commondir").exists());
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(wait_gone("sleep 987661"));
+    let deadline = Instant::now() + Duration::from_secs(3);
+    while oy.root.join(".git/commondir").exists() && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        !oy.root.join(".git/commondir").exists(),
+        "the supervisor left a planted commondir"
+    );
+}

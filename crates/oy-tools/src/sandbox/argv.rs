@@ -51,6 +51,11 @@ pub(crate) struct Spec {
     /// Directories bound onto themselves (still writable) so they cannot
     /// be renamed or removed.
     pub(crate) pin: Vec<PathBuf>,
+    /// Protected names that did not exist: the supervisor removes any the
+    /// command made once every process is gone (also when oy died).
+    pub(crate) absent: Vec<PathBuf>,
+    /// Protected links and their targets, put back the same way.
+    pub(crate) links: Vec<(PathBuf, PathBuf)>,
     /// oy's pid: the supervisor dies with it.
     pub(crate) parent: Option<u32>,
     /// The program (an absolute path) and its arguments.
@@ -80,11 +85,17 @@ impl Spec {
             ("--dev", &self.devices),
             ("--protect", &self.protect),
             ("--pin", &self.pin),
+            ("--absent", &self.absent),
         ] {
             for path in paths {
                 out.push(flag.into());
                 out.push(path.clone().into_os_string());
             }
+        }
+        for (link, target) in &self.links {
+            out.push("--link".into());
+            out.push(link.clone().into_os_string());
+            out.push(target.clone().into_os_string());
         }
         if let Some(parent) = self.parent {
             out.push("--parent".into());
@@ -118,6 +129,12 @@ impl Spec {
                 Some("--dev") => spec.devices.push(value(&mut rest, "--dev")?.into()),
                 Some("--protect") => spec.protect.push(value(&mut rest, "--protect")?.into()),
                 Some("--pin") => spec.pin.push(value(&mut rest, "--pin")?.into()),
+                Some("--absent") => spec.absent.push(value(&mut rest, "--absent")?.into()),
+                Some("--link") => {
+                    let link = value(&mut rest, "--link")?;
+                    let target = value(&mut rest, "--link")?;
+                    spec.links.push((link.into(), target.into()));
+                }
                 Some("--parent") => {
                     let text = value(&mut rest, "--parent")?;
                     let pid = text
@@ -160,6 +177,8 @@ mod tests {
             devices: vec!["/dev/null".into()],
             protect: vec!["/ws/.git/config".into()],
             pin: vec!["/ws/.git".into()],
+            absent: vec!["/ws/.git/commondir".into()],
+            links: vec![("/ws/.git/hooks".into(), "../h".into())],
             parent: Some(42),
             program: "/bin/bash".into(),
             args: vec!["-c".into(), "--read x -- y".into()],

@@ -369,6 +369,8 @@ impl Sandbox {
                     .cloned(),
             );
             watched.links = git.links;
+            spec.absent = watched.absent.clone();
+            spec.links = watched.links.clone();
         }
         Ok((spec, watched))
     }

@@ -19,6 +19,7 @@ use super::LAUNCHER_ARG;
 use super::argv::{Spec, Stage};
 use super::confine::{SETUP_FAILED, say};
 use super::env_transport;
+use super::git_dirs::Watched;
 
 /// Runs the stage; returns the exit code (or ends by the command's signal).
 pub(crate) fn run(spec: &Spec) -> i32 {
@@ -72,6 +73,15 @@ pub(crate) fn run(spec: &Spec) -> i32 {
     };
     let main = Pid::from_child(&child);
     let status = reap_all(main, &stop);
+    // Every process of the command is gone: undo what it did to the
+    // watched names here, so that it happens even when oy died.
+    let watched = Watched {
+        absent: spec.absent.clone(),
+        links: spec.links.clone(),
+    };
+    if let Some(note) = watched.undo() {
+        say(&note);
+    }
     exit_like(status)
 }
 
