@@ -608,7 +608,8 @@ fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off()
     let read_oy = "oy=$(awk '{print $4}' /proc/$PPID/stat); cat /proc/$oy/environ /proc/$PPID/environ; echo done";
     let script = format!(
         "{read_oy}; echo x >> .git/config; cat ~/.ssh/id_rsa; echo x > ../outside/by-nobody.txt; echo ok > mine.txt; \
-         echo /elsewhere > .git/commondir; chmod 555 .git"
+         echo /elsewhere > .git/commondir; chmod 555 .git; \
+         mkdir -p \"$TMPDIR/d/e\"; chmod 000 \"$TMPDIR/d\"; echo \"tmp=$TMPDIR\""
     );
     let Some(run) = bash_as_nobody(&oy, &script, "on") else {
         return;
@@ -629,6 +630,13 @@ fn a_non_root_user_gets_the_same_sandbox_and_oy_stays_unreadable_even_when_off()
             .exists()
     );
     assert_eq!(oy.read("mine.txt"), "ok\n");
+    // The private temporary directory goes with oy, whatever was done to it.
+    let tmp = run
+        .stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("tmp="))
+        .unwrap();
+    assert!(tmp.contains("oy-") && !Path::new(tmp).exists(), "{tmp}");
     // A read-only `.git` does not keep a planted pointer from being removed.
     assert!(!oy.root.join(".git/commondir").exists(), "{}", run.stdout);
     // Off: oy is still non-dumpable, so its environment stays its own.

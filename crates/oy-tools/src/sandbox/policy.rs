@@ -442,5 +442,34 @@ fn make_temp_dir(base: &Path) -> Result<PathBuf, String> {
 )]
 fn remove_temp_dir(dir: &Path) {
     // Does not follow symlinks a command left inside.
+    if std::fs::remove_dir_all(dir).is_ok() {
+        return;
+    }
+    // A command may have taken its own write or search bits away
+    // (`chmod 000 $TMPDIR/d`): give them back, without following links,
+    // and try once more.
+    restore_owner_bits(dir, 0);
     let _ = std::fs::remove_dir_all(dir);
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "oy's own per-run temporary directory, outside the workspace"
+)]
+fn restore_owner_bits(dir: &Path, depth: usize) {
+    let Ok(stat) = rustix::fs::lstat(dir) else {
+        return;
+    };
+    if rustix::fs::FileType::from_raw_mode(stat.st_mode) != rustix::fs::FileType::Directory
+        || depth > 64
+    {
+        return;
+    }
+    let mode = rustix::fs::Mode::from_raw_mode(stat.st_mode) | rustix::fs::Mode::RWXU;
+    let _ = rustix::fs::chmod(dir, mode);
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            restore_owner_bits(&entry.path(), depth + 1);
+        }
+    }
 }
