@@ -21,6 +21,7 @@ mod cli_help;
 mod cli_model;
 mod cli_run;
 mod cli_sandbox;
+mod cli_sandbox_git;
 mod cli_sessions;
 mod cli_tool;
 mod cli_tools;
