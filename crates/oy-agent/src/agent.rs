@@ -17,7 +17,7 @@ use crate::instructions::read_agents_md;
 use crate::session::{SavedSession, SessionHeader, SessionStore, new_session_id};
 use crate::transcript::{Entry, Transcript};
 
-/// Limits and knobs of the loop. The defaults are DESIGN §5's.
+/// Limits and knobs of the loop (the defaults are in docs/architecture.md).
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct AgentOptions {

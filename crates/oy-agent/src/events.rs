@@ -1,4 +1,4 @@
-//! `AgentEvent`s (DESIGN §8): what a frontend or an embedding program hears
+//! `AgentEvent`s (docs/events.md): what a frontend or an embedding program hears
 //! from a session — the same objects `oy --json` prints one per line. Field
 //! names are stable; `docs/events.md` documents each one.
 

@@ -1,4 +1,4 @@
-//! Saved sessions (DESIGN §6): versioned JSONL files in a directory the
+//! Saved sessions: versioned JSONL files in a directory the
 //! frontend chooses (`$XDG_DATA_HOME/oy/sessions`), rewritten whole and
 //! atomically (temp, fsync, rename) with mode 0600 through `oy-boundary`,
 //! so a crash mid-write leaves the previous version intact.

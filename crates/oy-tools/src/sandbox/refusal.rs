@@ -137,13 +137,13 @@ mod tests {
             "{note}"
         );
         let note = explain_refusal(
-            "mkdir: cannot create directory \u{2018}/home/u/x\u{2019}: Read-only file system",
+            "mkdir: cannot create directory \u{2018}/elsewhere/u/x\u{2019}: Read-only file system",
             root,
             root,
             false,
         )
         .unwrap();
-        assert!(note.contains("`/home/u/x` is outside"), "{note}");
+        assert!(note.contains("`/elsewhere/u/x` is outside"), "{note}");
         let note = explain_refusal(
             "chmod: changing permissions of '/etc/passwd': Read-only file system",
             root,
@@ -158,7 +158,7 @@ mod tests {
     fn names_the_rule_for_paths_outside_and_in_git() {
         let root = Path::new("/ws");
         let outside = explain_refusal(
-            "bash: /home/u/.bashrc: Permission denied",
+            "bash: /elsewhere/u/.bashrc: Permission denied",
             root,
             root,
             false,
