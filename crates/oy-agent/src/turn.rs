@@ -1,6 +1,6 @@
 //! The tool loop of one turn: request → stream → run each tool call in
 //! order (schema check, policy and approval, ledger, tool) → next request,
-//! until the model answers without tools or a guard stops it (DESIGN §5).
+//! until the model answers without tools or a guard stops it.
 //! Every tool call gets exactly one result, also when the turn is cut
 //! short, so the transcript is always valid for the next request.
 
@@ -182,7 +182,7 @@ impl Agent {
             };
             self.account(outcome, &answer, request_bytes);
             if let Some(error) = failure {
-                // A stream cut mid-answer is transient too (DESIGN §2): the
+                // A stream cut mid-answer is transient too: the
                 // partial answer is dropped — its tool calls never ran — and
                 // the request is sent again, unless a side effect happened
                 // in this turn.

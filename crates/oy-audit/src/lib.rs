@@ -1,4 +1,4 @@
-//! The no-tools repository audit (DESIGN §7).
+//! The no-tools repository audit (contract: README "Auditing a repository", SECURITY.md).
 //!
 //! It owns the pipeline `oy audit` runs: [`collect`] reviewable text files
 //! through `oy-boundary` (every skip counted by [`SkipReason`], likely-secret

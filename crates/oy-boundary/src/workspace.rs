@@ -48,7 +48,7 @@ impl Workspace {
 
     /// Opens a workspace that is **not confined**: relative paths start at
     /// `root`, but absolute paths, `..` and symlinks may reach anywhere the
-    /// user can. This is seed 004's `fs_mode = unrestricted`; nothing turns it
+    /// user can. This is the explicit `fs_mode = unrestricted`; nothing turns it
     /// on implicitly, and it should only be reached from an explicit user
     /// choice.
     pub fn open_unrestricted_host_filesystem(root: impl AsRef<Path>) -> Result<Self> {

@@ -1,4 +1,4 @@
-//! Exit codes (DESIGN §1): 0 done, 1 failed, 2 usage, 3 stopped by policy, 130 interrupted.
+//! Exit codes (README, "Everyday use"): 0 done, 1 failed, 2 usage, 3 stopped by policy, 130 interrupted.
 
 use std::process::ExitCode;
 

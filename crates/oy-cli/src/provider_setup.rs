@@ -1,7 +1,7 @@
 //! Choosing and building the model provider from the resolved config:
 //! `--provider`/config, then `OPENAI_BASE_URL`/`OPENAI_API_KEY`, then AWS
 //! credentials (Bedrock), then a local server found on its usual port
-//! (DESIGN §2). Every step records why, so `oy doctor` and the session
+//! (docs/configuration.md). Every step records why, so `oy doctor` and the session
 //! header can explain the choice.
 
 use std::net::IpAddr;

@@ -1,5 +1,5 @@
 //! The approval policy: safety modes, the network switch, and what each
-//! allows per kind of effect (DESIGN §3).
+//! allows per kind of effect (README, "Everyday use").
 
 use std::fmt;
 use std::str::FromStr;

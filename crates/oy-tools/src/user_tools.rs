@@ -1,4 +1,4 @@
-//! User tools from `tools.json` (seed 001): a manifest of
+//! User tools from `tools.json`: a manifest of
 //! `{name, description, parameters, command: [argv…], timeoutSec?}`. Each
 //! call runs the argv with the arguments as JSON on stdin and expects one
 //! JSON value on stdout. They count as processes for approval.

@@ -1,7 +1,7 @@
 //! `oy run` end to end: the real binary against the scripted mock model,
 //! on both OpenAI wire APIs — the tool loop, its guards, approvals without
 //! a terminal, retries around side effects, compaction and output modes
-//! (DESIGN §1, §5, §8). Sessions are in `cli_sessions`.
+//! (README; docs/events.md). Sessions are in `cli_sessions`.
 
 use serde_json::{Value, json};
 
@@ -367,7 +367,7 @@ fn a_long_loop_compacts_the_context_with_a_model_summary() {
     }
 }
 
-/// DESIGN §5: compaction keeps the request near the model's window. With
+/// Compaction keeps the request near the model's window. With
 /// a 4096-token window, instructions and tool schemas already take most
 /// of it, and the latest 20 KB tool output is kept whole, so every
 /// request after compaction is still about twice the window.
@@ -556,7 +556,7 @@ fn calls_split_over_one_answer_all_run_in_order() {
 
 #[test]
 fn a_stream_cut_mid_answer_before_any_side_effect_is_retried() {
-    // DESIGN §2: "a stream cut before completion" is a transient failure,
+    // "A stream cut before completion" is a transient failure,
     // retried while no side effect was attempted.
     for wire in Wire::BOTH {
         let oy = Oy::new();

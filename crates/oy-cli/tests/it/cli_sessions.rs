@@ -1,5 +1,5 @@
 //! `oy sessions`, `--resume` and `--continue`: saved sessions end to end
-//! (DESIGN §6) — private files, the earlier conversation resent, the
+//! — private files, the earlier conversation resent, the
 //! workspace check, and the mode given now winning over the saved one.
 
 use std::os::unix::fs::PermissionsExt;

@@ -1,5 +1,5 @@
 //! `oy tool`: one call through the same registry, policy and boundary the
-//! model uses, with the exit codes and JSON shape of DESIGN §1.
+//! model uses, with the exit codes and JSON shape the README documents.
 
 use serde_json::Value;
 

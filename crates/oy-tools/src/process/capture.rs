@@ -13,7 +13,7 @@ use crate::limit::{Gap, Limit, limit, limit_around_gap};
 const KEPT_HEAD: usize = 8 * 1024;
 const KEPT_TAIL: usize = 8 * 1024;
 
-/// What the model sees of each stream (DESIGN §4: 8 KB or 200 lines).
+/// What the model sees of each stream (docs/tools.md: 8 KB or 200 lines).
 pub(crate) const STREAM_LIMIT: Limit = Limit {
     max_bytes: 8 * 1024,
     max_lines: 200,

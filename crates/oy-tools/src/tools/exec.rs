@@ -1,6 +1,6 @@
 //! `exec`: run one program argv-only (no shell) in the workspace and return
 //! exactly one JSON line `{"exitCode","stdout","stderr","durationMs"}`
-//! (seed 001's contract).
+//! (see docs/tools.md).
 
 use std::collections::BTreeMap;
 use std::time::Duration;

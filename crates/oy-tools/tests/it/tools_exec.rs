@@ -1,4 +1,4 @@
-//! `exec`: seed 001's one-line JSON contract, argv passed verbatim (no
+//! `exec`: the one-line JSON contract (docs/tools.md), argv passed verbatim (no
 //! shell), stdin passthrough, environment additions on top of the filtered
 //! environment, the working directory boundary, timeouts that kill the
 //! group, and the approval policy.

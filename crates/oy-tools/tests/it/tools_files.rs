@@ -1,4 +1,4 @@
-//! The file tools' contracts (DESIGN §4): happy paths, every error path,
+//! The file tools' contracts (docs/tools.md): happy paths, every error path,
 //! and escape attempts routed through each tool.
 
 use oy_tools::Mode;
