@@ -32,7 +32,8 @@ pub enum TurnStop {
     RepeatedFailure,
     /// Too many tool-only answers in a row without a word to the person.
     ToolChurn,
-    /// An approval the mode asks for was refused (or no one could answer).
+    /// An approval the mode asks for was refused without a reason, or no
+    /// one could answer.
     ApprovalDenied,
     /// The frontend cancelled the turn (Ctrl-C).
     Cancelled,
@@ -158,6 +159,9 @@ pub enum AgentEvent {
         /// A sentence for people when it did not end with `done`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
+        /// What would let a refused call run (`rerun with --mode …`).
+        #[serde(skip_serializing_if = "Option::is_none")]
+        hint: Option<String>,
         /// Model requests made in the turn.
         requests: u32,
         /// Tokens used in the turn.

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use oy_provider::{Event, EventStream, ProviderError, Request, StopReason, ToolCall, ToolSchema};
-use oy_tools::{CancelToken, Mode, Policy, ToolOutput};
+use oy_tools::{CancelToken, Mode, Policy, RefusedBy, ToolOutput};
 
 use crate::agent::Agent;
 use crate::compaction::{self, Trigger};
@@ -30,6 +30,9 @@ pub struct TurnOutcome {
     pub stop: TurnStop,
     /// For a stop other than `done`: why, for people.
     pub reason: Option<String>,
+    /// What the person can do about the stop (the flag or mode that would
+    /// allow a refused call), for a `hint:` line.
+    pub hint: Option<String>,
     /// The model's final answer text (empty when it ended otherwise).
     pub text: String,
     /// Model requests made.
@@ -113,6 +116,7 @@ impl Agent {
             turn,
             stop: TurnStop::Done,
             reason: None,
+            hint: None,
             text: String::new(),
             requests: 0,
             usage: TokenUsage::default(),
@@ -133,6 +137,7 @@ impl Agent {
             turn,
             stop: outcome.stop,
             reason: outcome.reason.clone(),
+            hint: outcome.hint.clone(),
             requests: outcome.requests,
             usage: outcome.usage,
         });
@@ -245,7 +250,7 @@ impl Agent {
                 }
                 let output = self.run_call(call).await;
                 let key = (call.name.clone(), canonical_args(&call.arguments));
-                let refused = output.approval_refused;
+                let refused = output.refusal.clone();
                 let failed = !output.ok;
                 self.record_result(call, output);
                 if cancel.is_cancelled() {
@@ -255,19 +260,20 @@ impl Agent {
                     );
                     return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
                 }
-                if refused {
+                if let Some(refusal) = refused {
                     self.answer_unrun(
                         &calls[index + 1..],
                         "not run: an earlier call in the same answer was refused",
                     );
-                    return stop(
-                        outcome,
-                        TurnStop::ApprovalDenied,
-                        &format!(
-                            "`{}` needed approval and it was refused (or no one could answer); re-run in a mode that allows it, or approve it",
+                    let reason = match refusal.by {
+                        RefusedBy::Person => format!("you declined `{}`", call.name),
+                        RefusedBy::NoOneToAsk => format!(
+                            "`{}` needs approval and there is no one to ask (not interactive)",
                             call.name
                         ),
-                    );
+                    };
+                    outcome.hint = Some(refusal.hint).filter(|hint| !hint.is_empty());
+                    return stop(outcome, TurnStop::ApprovalDenied, &reason);
                 }
                 if failed {
                     if guards.last_failure.as_ref() == Some(&key) {

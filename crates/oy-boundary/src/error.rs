@@ -159,6 +159,27 @@ pub enum BoundaryError {
         /// What was attempted.
         operation: &'static str,
     },
+    /// The path is protected (see [`crate::Workspace::protect`]): no
+    /// change may touch it.
+    #[error("refusing to {operation} {path}: {why}")]
+    Protected {
+        /// The path as given.
+        path: String,
+        /// What was attempted.
+        operation: &'static str,
+        /// Why it is protected, for people.
+        why: String,
+    },
+    /// The file's permissions do not let this user write it (a mode
+    /// without write permission for them): refused as the shell's
+    /// `echo > file` would be, although a replacing write could work.
+    #[error("{path} is not writable (mode {mode:04o}): permission denied")]
+    PermissionDenied {
+        /// The path.
+        path: String,
+        /// Its permission bits.
+        mode: u32,
+    },
     /// Symlinks nest too deeply or form a loop.
     #[error("{path}: too many levels of symbolic links")]
     SymlinkLoop {
@@ -206,6 +227,11 @@ impl BoundaryError {
         matches!(self, Self::NotFound { .. })
     }
 
+    /// True when the path is protected from every change.
+    pub fn is_protected(&self) -> bool {
+        matches!(self, Self::Protected { .. })
+    }
+
     /// True when the destination already exists.
     pub fn is_already_exists(&self) -> bool {
         matches!(self, Self::AlreadyExists { .. })
@@ -227,6 +253,8 @@ impl BoundaryError {
             | Self::SymlinkLoop { path }
             | Self::OffsetPastEnd { path, .. }
             | Self::ForeignPath { path }
+            | Self::Protected { path, .. }
+            | Self::PermissionDenied { path, .. }
             | Self::Io { path, .. } => Some(path),
             Self::RootProtected { .. } => None,
         }

@@ -9,13 +9,14 @@
 //! refuses anything a race could have redirected.
 //!
 //! It owns: path parsing, symlink resolution, size-capped and line-sliced
-//! reads, text/binary detection, atomic writes, append, rename, remove, the
+//! reads, text/binary detection, atomic writes, append, rename, remove,
+//! protected paths (names and directories no change may touch), the
 //! gitignore-aware walker (and opening walked files by its directory
 //! handles) and missing-path suggestions. Failures are [`BoundaryError`]s
 //! with the path and a typed reason; an escape is always
 //! [`BoundaryError::Escape`], also when a race made the kernel refuse it.
 //!
-//! It must never: follow a link out of the root, act on a path another
+//! It must never: follow a link out of the root, change a protected path, act on a path another
 //! workspace made, open a FIFO or device, leave a torn file behind a failed
 //! write, remove or reuse a file it did not create, remove the root, read
 //! an environment variable, print, or depend on another oy crate. It is
@@ -26,6 +27,7 @@ mod error;
 mod lines;
 mod metadata;
 mod path;
+mod protect;
 mod read;
 mod remove;
 mod rename;
@@ -40,6 +42,7 @@ pub use error::{BoundaryError, EscapeRoute, InvalidPathReason, Result};
 pub use lines::{Line, LineSlice, LineWindow};
 pub use metadata::{FileKind, Metadata};
 pub use path::WorkspacePath;
+pub use protect::Protection;
 pub use walk::{Walk, WalkControl, WalkEntry, WalkOptions};
 pub use workspace::Workspace;
 pub use write::{APPEND_LIMIT_BYTES, WriteOutcome};

@@ -116,6 +116,8 @@ pub struct Metadata {
     /// Hard-link count: above 1 means the same bytes are reachable by other names,
     /// possibly outside the workspace.
     pub hard_links: u64,
+    /// Device and inode: equal for two names of one file (hard links).
+    pub file_id: (u64, u64),
 }
 
 impl Metadata {
@@ -130,6 +132,7 @@ impl Metadata {
                 .ok()
                 .map(cap_std::time::SystemTime::into_std),
             hard_links: meta.nlink(),
+            file_id: (meta.dev(), meta.ino()),
         }
     }
 

@@ -21,9 +21,13 @@ impl Workspace {
                 operation: "remove",
             });
         }
+        self.guard(&target, "remove", true)?;
         let io_err = |e| self.os_error(&target, "remove", e);
         let meta = self.dir.symlink_metadata(rel).map_err(io_err)?;
         let kind = FileKind::of(meta.file_type());
+        if kind == FileKind::Directory && recursive {
+            self.refuse_protected_beneath(&target)?;
+        }
         match kind {
             FileKind::Directory if recursive => self.dir.remove_dir_all(rel),
             FileKind::Directory => self.dir.remove_dir(rel),
@@ -40,4 +44,44 @@ impl Workspace {
         }
         Ok(kind)
     }
+
+    /// Walks the directory at `target` (never following a link) and
+    /// refuses the removal when a protected name lies beneath it, such as a
+    /// nested repository's `.git`. A tree too large to check is refused
+    /// rather than removed unchecked.
+    fn refuse_protected_beneath(&self, target: &crate::resolve::Target<'_>) -> Result<()> {
+        let mut pending = vec![target.rel.clone()];
+        let mut seen = 0usize;
+        while let Some(dir) = pending.pop() {
+            let entries = self
+                .dir
+                .read_dir(cap_rel(&dir))
+                .map_err(|e| self.os_error(target, "remove", e))?;
+            for entry in entries {
+                let entry = entry.map_err(|e| self.os_error(target, "remove", e))?;
+                seen += 1;
+                if seen > MAX_CHECKED_ENTRIES {
+                    return Err(BoundaryError::Protected {
+                        path: target.shown.clone(),
+                        operation: "remove",
+                        why: format!(
+                            "it holds more than {MAX_CHECKED_ENTRIES} entries, too many to check for protected paths such as `.git`"
+                        ),
+                    });
+                }
+                let child = dir.join(entry.file_name());
+                self.guard_rel(&child, target, "remove")?;
+                let is_dir = entry
+                    .file_type()
+                    .is_ok_and(|kind| kind.is_dir() && !kind.is_symlink());
+                if is_dir {
+                    pending.push(child);
+                }
+            }
+        }
+        Ok(())
+    }
 }
+
+/// Entries a recursive removal checks for protected names, at most.
+const MAX_CHECKED_ENTRIES: usize = 1_000_000;

@@ -21,6 +21,8 @@ impl Workspace {
         if self.contains_root(&from.rel) || self.contains_root(&to.rel) {
             return Err(BoundaryError::RootProtected { operation: "move" });
         }
+        self.guard(&from, "move", true)?;
+        self.guard(&to, "move", true)?;
         if let Err(e) = self.dir.symlink_metadata(&from.rel) {
             return Err(self.os_error(&from, "move", e));
         }

@@ -25,6 +25,8 @@ static NEXT_WORKSPACE_ID: AtomicU64 = AtomicU64::new(1);
 pub struct Workspace {
     pub(crate) dir: Dir,
     pub(crate) anchor: Anchor,
+    /// What no change may touch (see [`Self::protect`]).
+    pub(crate) protection: std::sync::RwLock<crate::protect::Protection>,
 }
 
 impl Workspace {
@@ -43,6 +45,7 @@ impl Workspace {
                 given_root,
                 host_root_rel: None,
             },
+            protection: std::sync::RwLock::default(),
         })
     }
 
@@ -66,6 +69,7 @@ impl Workspace {
                 given_root,
                 host_root_rel: Some(host_root_rel),
             },
+            protection: std::sync::RwLock::default(),
         })
     }
 

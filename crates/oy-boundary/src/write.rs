@@ -74,6 +74,7 @@ impl Workspace {
     /// Creates a directory and any missing parents, inside the root only.
     pub fn create_dir_all(&self, path: &WorkspacePath) -> Result<()> {
         let target = self.target(path, Follow::Final)?;
+        self.guard(&target, "create", false)?;
         self.create_dirs(&target, &target.rel)
     }
 
@@ -145,10 +146,30 @@ impl Workspace {
         let parent = target.rel.parent().unwrap_or(Path::new(""));
         self.create_dirs(target, parent)?;
         let dir = self
-            .dir
-            .open_dir(cap_rel(parent))
+            .open_dir_exactly(parent)
             .map_err(|e| self.os_error(target, operation, e))?;
         Ok((dir, name))
+    }
+
+    /// Opens the directory at `rel`, which resolution left free of links,
+    /// without following any link at all: a link swapped in since then
+    /// (to a protected directory, say) fails with `ELOOP`, which
+    /// [`Self::os_error`] treats as the race it is. Kernels without
+    /// `openat2` get cap-std's own open, which still never leaves the root.
+    fn open_dir_exactly(&self, rel: &Path) -> std::io::Result<Dir> {
+        use rustix::fs::{Mode, OFlags, ResolveFlags};
+        let rel = cap_rel(rel);
+        match rustix::fs::openat2(
+            &self.dir,
+            rel,
+            OFlags::PATH | OFlags::DIRECTORY | OFlags::CLOEXEC | OFlags::NOFOLLOW,
+            Mode::empty(),
+            ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+        ) {
+            Ok(fd) => Ok(Dir::from_std_file(std::fs::File::from(fd))),
+            Err(rustix::io::Errno::NOSYS | rustix::io::Errno::PERM) => self.dir.open_dir(rel),
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// `mode_override` replaces the permission bits; otherwise an existing
@@ -161,6 +182,7 @@ impl Workspace {
         mode_override: Option<u32>,
     ) -> Result<WriteOutcome> {
         let shown = &target.shown;
+        self.guard(target, "write", false)?;
         let (parent, name) = self.parent_dir(target, "write")?;
         let io_err = |e| self.os_error(target, "write", e);
         let mode = match parent.symlink_metadata(name) {
@@ -169,7 +191,25 @@ impl Workspace {
                     path: shown.clone(),
                 });
             }
-            Ok(meta) if meta.is_file() => Some(meta.permissions().mode() & 0o7777),
+            Ok(meta) if meta.is_file() => {
+                let mode = meta.permissions().mode() & 0o7777;
+                // The atomic rename only needs the directory's permission;
+                // the file's own must be honoured as an in-place write
+                // would (root passes, as it does there).
+                let writable = rustix::fs::accessat(
+                    &parent,
+                    name,
+                    rustix::fs::Access::WRITE_OK,
+                    rustix::fs::AtFlags::EACCESS | rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+                );
+                if writable == Err(rustix::io::Errno::ACCESS) {
+                    return Err(BoundaryError::PermissionDenied {
+                        path: shown.clone(),
+                        mode,
+                    });
+                }
+                Some(mode)
+            }
             Ok(meta) => {
                 return Err(BoundaryError::NotAFile {
                     path: shown.clone(),

@@ -194,6 +194,7 @@ impl Renderer {
             AgentEvent::TurnFinished {
                 stop,
                 reason,
+                hint,
                 requests,
                 usage,
                 ..
@@ -201,6 +202,9 @@ impl Renderer {
                 if *stop != TurnStop::Done && *stop != TurnStop::ProviderError {
                     let reason = terminal_safe(reason.as_deref().unwrap_or("stopped"));
                     self.note(&style.yellow(&format!("oy: {reason}")));
+                    if let Some(hint) = hint {
+                        self.note(&format!("hint: {}", terminal_safe(hint)));
+                    }
                 }
                 let approx = if usage.estimated { "~" } else { "" };
                 self.note(&style.dim(&format!(
@@ -236,12 +240,16 @@ impl AgentEventSink for Renderer {
                 } else if let AgentEvent::TurnFinished {
                     stop,
                     reason: Some(reason),
+                    hint,
                     ..
                 } = event
                     && *stop != TurnStop::ProviderError
                 {
                     let mut stderr = std::io::stderr().lock();
                     let _ = writeln!(stderr, "oy: {}", terminal_safe(reason));
+                    if let Some(hint) = hint {
+                        let _ = writeln!(stderr, "hint: {}", terminal_safe(hint));
+                    }
                 }
             }
         }

@@ -40,11 +40,57 @@ pub enum Answer {
     Deny,
 }
 
+/// A person's answer, with what they said about a no.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reply {
+    /// Yes or no.
+    pub answer: Answer,
+    /// For a no: why, in the person's words. It goes back to the model
+    /// (as the refusal's recovery), and the turn goes on so the model can
+    /// act on it; a no without a reason ends the turn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl From<Answer> for Reply {
+    fn from(answer: Answer) -> Self {
+        Self {
+            answer,
+            reason: None,
+        }
+    }
+}
+
 /// Implemented by an interactive frontend to approve actions the mode
 /// marks "ask". Called on the tool's thread; it may block.
 pub trait Approver: Send + Sync {
     /// Shows `request` and returns the person's answer.
     fn approve(&self, request: &ApprovalRequest) -> Answer;
+
+    /// Like [`Self::approve`], with the reason a person gave for a no.
+    /// The tool layer calls this one; the default has no reasons.
+    fn reply(&self, request: &ApprovalRequest) -> Reply {
+        self.approve(request).into()
+    }
+}
+
+/// Why an action the mode asks about did not happen.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RefusedBy {
+    /// The person answered no.
+    Person,
+    /// No one could be asked (not interactive).
+    NoOneToAsk,
+}
+
+/// An approval that was refused: by whom, and what would allow it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Refusal {
+    /// The person, or nobody to ask.
+    pub by: RefusedBy,
+    /// The flag or mode that would let it run (for the person's `hint:` line).
+    pub hint: String,
 }
 
 /// Implemented by an interactive frontend for the `ask` tool.

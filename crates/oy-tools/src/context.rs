@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use oy_boundary::Workspace;
 use serde_json::Value;
 
-use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
+use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal, RefusedBy};
 use crate::cancel::CancelToken;
 use crate::child_env::ChildEnv;
 use crate::error::ToolError;
@@ -36,6 +36,10 @@ pub struct ToolContext {
     next_call: std::sync::atomic::AtomicU64,
     /// What every child process runs under.
     sandbox: Arc<Sandbox>,
+    /// Absolute directories on the child's `PATH`, canonical (made once).
+    child_path_dirs: std::sync::OnceLock<Vec<std::path::PathBuf>>,
+    /// The shell, found once (see [`Self::shell`]).
+    shell: std::sync::OnceLock<std::ffi::OsString>,
     /// Live `exec_command` sessions; dropping the context kills them all.
     /// Declared after `sandbox` so they die before its temporary
     /// directory is removed.
@@ -67,8 +71,65 @@ impl ToolContext {
             cancel: CancelToken::new(),
             next_call: std::sync::atomic::AtomicU64::new(1),
             sandbox: Arc::new(Sandbox::default()),
+            child_path_dirs: std::sync::OnceLock::new(),
+            shell: std::sync::OnceLock::new(),
             pty_sessions: PtySessions::default(),
         }
+        .protecting()
+    }
+
+    /// Installs the protected paths (see `docs/protected-paths.md`) in the
+    /// workspace: the boundary then refuses to change them.
+    fn protecting(self) -> Self {
+        self.refresh_protection();
+        self
+    }
+
+    /// Adds what is protected now (a repository may have appeared since)
+    /// to the workspace's protection, which only ever grows.
+    pub(crate) fn refresh_protection(&self) {
+        let root = self.workspace.root();
+        self.workspace.protect(crate::protected::protection(
+            root,
+            self.sandbox.private_dirs(),
+        ));
+    }
+
+    /// The shell `bash` and `exec_command` run: the first `bash` on the
+    /// child's `PATH` outside the workspace, by its absolute path, looked
+    /// up once per session, so no file put in the workspace later (on a
+    /// `PATH` directory or not) can stand in for it. `bash` (looked up at
+    /// spawn) when there is none, so the spawn reports it missing.
+    pub(crate) fn shell(&self) -> std::ffi::OsString {
+        self.shell
+            .get_or_init(|| {
+                let root = self.workspace.root();
+                self.child_path_dirs()
+                    .iter()
+                    .filter(|dir| !dir.starts_with(root))
+                    .map(|dir| dir.join("bash"))
+                    .find(|candidate| is_executable_file(candidate))
+                    .map_or_else(|| "bash".into(), std::ffi::OsString::from)
+            })
+            .clone()
+    }
+
+    /// Canonical absolute directories of the child's `PATH`.
+    pub(crate) fn child_path_dirs(&self) -> &[std::path::PathBuf] {
+        self.child_path_dirs.get_or_init(|| {
+            let path = self
+                .child_env
+                .vars()
+                .iter()
+                .rev()
+                .find(|(name, _)| name == "PATH")
+                .map(|(_, value)| value.clone())
+                .unwrap_or_default();
+            std::env::split_paths(&path)
+                .filter(|dir| dir.is_absolute())
+                .map(crate::protected::canonical)
+                .collect()
+        })
     }
 
     /// Sets who approves "ask" actions (an interactive frontend).
@@ -110,6 +171,8 @@ impl ToolContext {
     /// Sets the environment child processes get (see [`ChildEnv::filtered`]).
     pub fn with_child_env(mut self, env: ChildEnv) -> Self {
         self.child_env = env;
+        self.child_path_dirs = std::sync::OnceLock::new();
+        self.shell = std::sync::OnceLock::new();
         self
     }
 
@@ -122,7 +185,8 @@ impl ToolContext {
     /// Without one, children run unconfined in their own process group.
     pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
         self.sandbox = sandbox;
-        self
+        // Its private directories (oy's own) become protected paths.
+        self.protecting()
     }
 
     /// The sandbox child processes run under.
@@ -220,7 +284,7 @@ impl ToolContext {
             call_id,
             args,
             ledger_entry: Cell::new(None),
-            approval_refused: Cell::new(false),
+            refusal: std::cell::RefCell::new(None),
         }
     }
 }
@@ -232,7 +296,7 @@ pub struct Invocation<'a> {
     call_id: u64,
     args: &'a Value,
     ledger_entry: Cell<Option<u64>>,
-    approval_refused: Cell<bool>,
+    refusal: std::cell::RefCell<Option<Refusal>>,
 }
 
 impl Invocation<'_> {
@@ -272,10 +336,29 @@ impl Invocation<'_> {
         crate::sandbox::explain_refusal(stderr, root, cwd, network)
     }
 
-    /// True when the mode said "ask" and the answer was no (the person
-    /// declined, or there was no one to ask).
-    pub(crate) fn approval_refused(&self) -> bool {
-        self.approval_refused.get()
+    /// Set when the mode said "ask" and the answer was a bare no (the
+    /// person declined without a reason, or there was no one to ask).
+    pub(crate) fn refusal(&self) -> Option<Refusal> {
+        self.refusal.borrow().clone()
+    }
+
+    fn refused(&self, by: RefusedBy, hint: String) {
+        *self.refusal.borrow_mut() = Some(Refusal { by, hint });
+    }
+
+    /// Refuses now, before any expensive work, a call whose `effect`
+    /// [`Self::authorize`] would refuse without asking anyone (the mode
+    /// forbids it, or it asks and no one can answer). A change that turns
+    /// out to need more (the command approval) is still checked then.
+    pub fn precheck(&self, effect: Effect, summary: &str) -> Result<(), ToolError> {
+        let policy = self.ctx.policy();
+        match policy.decide(effect) {
+            Decision::Allow => Ok(()),
+            Decision::Ask if self.ctx.approver.is_some() => Ok(()),
+            Decision::Ask | Decision::Deny => {
+                self.authorize(effect, summary, || Preview::Summary(summary.to_owned()))
+            }
+        }
     }
 
     /// The gate every side effect passes: applies the policy, asks the
@@ -324,10 +407,10 @@ impl Invocation<'_> {
             }
             Decision::Ask => {
                 let Some(approver) = self.ctx.approver.as_ref() else {
-                    self.approval_refused.set(true);
+                    self.refused(RefusedBy::NoOneToAsk, policy.hint_for(effect));
                     approval(ApprovalStage::Denied);
                     return Err(denied(format!(
-                        "mode `{}` asks before this and there is no one to ask (non-interactive)",
+                        "mode `{}` asks before this ({summary}) and there is no one to ask (non-interactive)",
                         policy.mode
                     )));
                 };
@@ -338,14 +421,32 @@ impl Invocation<'_> {
                     summary: summary.clone(),
                     preview: preview(),
                 };
-                if approver.approve(&request) == Answer::Deny {
-                    self.approval_refused.set(true);
+                let reply = approver.reply(&request);
+                if reply.answer == Answer::Deny {
                     approval(ApprovalStage::Denied);
+                    let said = reply
+                        .reason
+                        .as_deref()
+                        .map(str::trim)
+                        .filter(|r| !r.is_empty());
+                    let Some(said) = said else {
+                        self.refused(RefusedBy::Person, policy.hint_for(effect));
+                        return Err(ToolError::Denied {
+                            tool: self.tool.to_owned(),
+                            reason: "the user declined".to_owned(),
+                            hint:
+                                "ask the user what they want instead, or try a different approach"
+                                    .to_owned(),
+                        });
+                    };
+                    // A no with a reason is guidance: the turn goes on and
+                    // the model gets the person's words.
                     return Err(ToolError::Denied {
                         tool: self.tool.to_owned(),
                         reason: "the user declined".to_owned(),
-                        hint: "ask the user what they want instead, or try a different approach"
-                            .to_owned(),
+                        hint: format!(
+                            "the user said: \"{said}\" — do not retry the same call; follow what they said"
+                        ),
                     });
                 }
                 // A Ctrl-C while the person was deciding wins over a late yes.
@@ -362,4 +463,12 @@ impl Invocation<'_> {
         }
         Ok(())
     }
+}
+
+/// A regular file this user may execute.
+fn is_executable_file(path: &std::path::Path) -> bool {
+    use rustix::fs::{Access, FileType};
+    rustix::fs::stat(path)
+        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile)
+        && rustix::fs::access(path, Access::EXEC_OK).is_ok()
 }

@@ -141,6 +141,12 @@ fn boundary_recovery(error: &BoundaryError) -> String {
         BoundaryError::RootProtected { .. } => {
             "act on a path below the workspace root, never the root itself".to_owned()
         }
+        BoundaryError::Protected { path, .. } => format!(
+            "file tools never change this path, in any mode. If the change is needed, tell the user exactly what to change in {path} and why, so they can make it themselves"
+        ),
+        BoundaryError::PermissionDenied { path, .. } => format!(
+            "{path} is not writable for the user oy runs as; tell the user, who can change its permissions if the change is wanted"
+        ),
         BoundaryError::SymlinkLoop { .. } => {
             "the path goes through a symlink loop; use the real path".to_owned()
         }

@@ -34,6 +34,7 @@ pub mod limit;
 mod output;
 mod policy;
 mod process;
+mod protected;
 mod pty;
 mod registry;
 pub mod sandbox;
@@ -42,7 +43,7 @@ mod state;
 pub mod tools;
 mod user_tools;
 
-pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview};
+pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal, RefusedBy, Reply};
 pub use args::{parse_args, parse_json};
 pub use cancel::CancelToken;
 pub use child_env::{ChildEnv, is_credential_like};

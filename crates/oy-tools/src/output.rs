@@ -2,6 +2,7 @@
 
 use serde::Serialize;
 
+use crate::approval::Refusal;
 use crate::error::ToolError;
 
 /// Files a mutating tool touched.
@@ -28,11 +29,12 @@ pub struct ToolOutput {
     /// For mutating tools: what changed.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub changes: Option<ChangeSummary>,
-    /// True when the mode asked for approval and the answer was no (the
-    /// person declined, or there was no one to ask): a frontend stops the
-    /// turn there (exit 3) rather than let the model work around it.
+    /// Set when the mode asked for approval and the answer was a bare no
+    /// (the person declined without a reason, or there was no one to ask):
+    /// a frontend stops the turn there (exit 3) rather than let the model
+    /// work around it.
     #[serde(skip)]
-    pub approval_refused: bool,
+    pub refusal: Option<Refusal>,
 }
 
 impl ToolOutput {
@@ -44,7 +46,7 @@ impl ToolOutput {
             full_text: None,
             truncated: false,
             changes: None,
-            approval_refused: false,
+            refusal: None,
         }
     }
 
@@ -64,7 +66,7 @@ impl ToolOutput {
             full_text: None,
             truncated: false,
             changes: None,
-            approval_refused: false,
+            refusal: None,
         }
     }
 

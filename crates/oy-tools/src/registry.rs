@@ -147,7 +147,7 @@ impl Registry {
             Ok(output) => output,
             Err(error) => ToolOutput::error(&error),
         };
-        output.approval_refused = call.approval_refused();
+        output.refusal = call.refusal();
         if let Some(entry) = call.ledger_entry() {
             ctx.ledger().record_outcome(entry, output.ok);
         }

@@ -15,7 +15,7 @@
 mod argv;
 mod confine;
 mod env_transport;
-mod git_dirs;
+pub(crate) mod git_dirs;
 mod landlock_rules;
 mod launch;
 mod policy;

@@ -12,6 +12,7 @@ mod read;
 mod remove;
 mod replace;
 mod search;
+mod seen;
 mod sloc;
 mod todo;
 #[cfg(feature = "webfetch")]

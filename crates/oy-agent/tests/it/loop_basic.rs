@@ -221,6 +221,7 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
             reason,
             requests,
             usage,
+            ..
         } => {
             assert_eq!((*turn, *stop, *requests), (1, TurnStop::Done, 2));
             assert!(reason.is_none());

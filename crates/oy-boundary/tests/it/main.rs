@@ -13,6 +13,7 @@ mod support;
 mod boundary_crash;
 mod boundary_paths;
 mod boundary_proptest;
+mod boundary_protect;
 mod boundary_special_files;
 mod boundary_symlinks;
 mod boundary_walk;

@@ -169,6 +169,7 @@ pub struct Sandbox {
     support: Support,
     read: Vec<PathBuf>,
     private_dirs: Vec<PathBuf>,
+    home: Option<PathBuf>,
     temp_base: PathBuf,
     temp: OnceLock<Result<PathBuf, String>>,
 }
@@ -239,6 +240,7 @@ impl Sandbox {
             support,
             read,
             private_dirs: inputs.private_dirs,
+            home: inputs.home,
             temp_base: inputs.temp_base,
             temp: OnceLock::new(),
         }
@@ -300,6 +302,16 @@ impl Sandbox {
         }
         let network = if network { "network on" } else { "network off" };
         format!("sandbox: {level}, workspace-write, {network}")
+    }
+
+    /// oy's own config and data directories, as the frontend named them.
+    pub fn private_dirs(&self) -> &[PathBuf] {
+        &self.private_dirs
+    }
+
+    /// The user's home directory, when the frontend knows it.
+    pub fn home(&self) -> Option<&Path> {
+        self.home.as_deref()
     }
 
     /// Hierarchies commands may read (beside the workspace).

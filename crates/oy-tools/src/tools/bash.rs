@@ -104,7 +104,7 @@ impl Tool for BashTool {
         let launched = call
             .ctx()
             .launch(Launch {
-                program: "bash".into(),
+                program: call.ctx().shell(),
                 args: vec!["-c".into(), args.command.clone().into()],
                 cwd: dir,
                 env: call.ctx().child_env().vars().to_vec(),

@@ -112,7 +112,7 @@ impl Tool for ExecCommandTool {
         }
         let launched = ctx
             .launch(Launch {
-                program: "bash".into(),
+                program: call.ctx().shell(),
                 args: vec!["-c".into(), args.cmd.clone().into()],
                 cwd: ws.host_path(&dir),
                 env,

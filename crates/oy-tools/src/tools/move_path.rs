@@ -9,6 +9,7 @@ use crate::args::parse_args;
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 
@@ -63,11 +64,18 @@ impl Tool for MoveTool {
         let to = ws.path(&args.to)?;
         // Fail before asking when the source is missing.
         ws.symlink_metadata(&from)?;
-        let summary = format!(
-            "move {from} -> {to}{}",
-            if args.overwrite { " (overwrite)" } else { "" }
+        let (effect, why) = call.effect_of(&[Change::Move {
+            from: &from,
+            to: &to,
+        }])?;
+        let summary = with_reason(
+            format!(
+                "move {from} -> {to}{}",
+                if args.overwrite { " (overwrite)" } else { "" }
+            ),
+            why.as_deref(),
         );
-        call.authorize(Effect::WorkspaceWrite, summary.clone(), || {
+        call.authorize(effect, summary.clone(), || {
             Preview::Summary(summary.clone())
         })?;
         ws.rename(&from, &to, args.overwrite)?;

@@ -22,9 +22,11 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
+use crate::tools::seen::Seen;
 
 /// Files named in the approval summary before "and N more".
 const SUMMARY_FILES: usize = 5;
@@ -72,16 +74,41 @@ impl Tool for PatchTool {
 
     fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError> {
         let args: PatchArgs = parse_args("patch", args, self.example())?;
+        // A call that will be refused anyway costs no matching.
+        call.precheck(Effect::WorkspaceWrite, "apply a patch")?;
         let ws = call.workspace();
         let files = parse::parse(&args.patch)?;
+        let mut changes = Vec::new();
+        for file in &files {
+            let path = resolve(ws, &file.path, &file.header)?;
+            let to = file
+                .move_to
+                .as_deref()
+                .map(|to| resolve(ws, to, &file.header))
+                .transpose()?;
+            changes.push((file.action, path, to));
+        }
+        let (effect, why) = call.effect_of(
+            &changes
+                .iter()
+                .map(|(action, path, to)| match (action, to) {
+                    (_, Some(to)) => Change::Move { from: path, to },
+                    (Action::Delete, None) => Change::Remove(path),
+                    (_, None) => Change::Write(path),
+                })
+                .collect::<Vec<_>>(),
+        )?;
         let plans = files
             .iter()
             .map(|file| plan(ws, file))
             .collect::<Result<Vec<_>, _>>()?;
-        check_distinct(&plans)?;
-        call.authorize(Effect::WorkspaceWrite, summary(&plans), || {
+        check_distinct(ws, &plans)?;
+        call.authorize(effect, with_reason(summary(&plans), why.as_deref()), || {
             Preview::Diff(plans.iter().map(Plan::diff).collect())
         })?;
+        for plan in &plans {
+            plan.unchanged(ws)?;
+        }
         let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
         let bytes_written = commit::commit(ws, &steps)?;
         remember(call, &plans);
@@ -128,6 +155,21 @@ impl Stats {
 }
 
 impl Plan {
+    /// `Err` when a file changed since the plan (and its preview) was
+    /// made from it: nothing is written from a stale preview.
+    fn unchanged(&self, ws: &Workspace) -> Result<(), ToolError> {
+        match &self.step {
+            Step::Create { path, .. } => Seen::Missing.unchanged(ws, path),
+            Step::Replace { path, old, .. } | Step::Delete { path, old } => {
+                Seen::of_bytes(old).unchanged(ws, path)
+            }
+            Step::Move { from, to, old, .. } => {
+                Seen::of_bytes(old).unchanged(ws, from)?;
+                Seen::Missing.unchanged(ws, to)
+            }
+        }
+    }
+
     fn paths(&self) -> Vec<&WorkspacePath> {
         match &self.step {
             Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
@@ -385,15 +427,43 @@ fn missing_dirs(
     Ok(dirs)
 }
 
-/// Each path may appear in one section only (as source or destination).
-fn check_distinct(plans: &[Plan]) -> Result<(), ToolError> {
-    let mut seen = HashSet::new();
-    for path in plans.iter().flat_map(Plan::paths) {
-        if !seen.insert(path) {
-            return Err(ToolError::failed(
-                format!("{path} appears in more than one file section; nothing was changed"),
-                "put all changes to one file in a single section (one `*** Update File:` or one `---`/`+++` header)",
-            ));
+/// Each file may appear in one section only (as source or destination),
+/// however it is named: two names that resolve to the same place (through
+/// a link) or to the same file (hard links) would each be patched from the
+/// old text, and the first change lost.
+fn check_distinct(ws: &Workspace, plans: &[Plan]) -> Result<(), ToolError> {
+    let mut places = HashSet::new();
+    let mut files = HashSet::new();
+    let mut named: Vec<(&WorkspacePath, String)> = Vec::new();
+    for plan in plans {
+        let follow_final = !matches!(plan.step, Step::Delete { .. });
+        for path in plan.paths() {
+            let place = ws
+                .resolved(path, follow_final)
+                .map_or_else(|_| path.to_text(), |resolved| resolved.to_text());
+            let file = ws
+                .metadata(path)
+                .ok()
+                .filter(|meta| meta.kind == FileKind::File)
+                .map(|meta| meta.file_id);
+            let clash = !places.insert(place.clone()) || file.is_some_and(|id| !files.insert(id));
+            if clash {
+                let other = named
+                    .iter()
+                    .find(|(_, known)| *known == place)
+                    .map(|(other, _)| other.to_text());
+                let same = match other {
+                    Some(other) if other != path.to_text() => format!(" (as {other})"),
+                    _ => String::new(),
+                };
+                return Err(ToolError::failed(
+                    format!(
+                        "{path} appears in more than one file section{same}, or names the same file as another section through a link; nothing was changed"
+                    ),
+                    "put all changes to one file in a single section (one `*** Update File:` or one `---`/`+++` header), under one name",
+                ));
+            }
+            named.push((path, place));
         }
     }
     Ok(())

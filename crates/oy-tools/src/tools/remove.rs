@@ -9,6 +9,7 @@ use crate::args::parse_args;
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 
@@ -60,12 +61,16 @@ impl Tool for RemoveTool {
         let ws = call.workspace();
         let path = ws.path(&args.path)?;
         let meta = ws.symlink_metadata(&path)?;
-        let summary = format!(
-            "remove {} {path}{}",
-            meta.kind,
-            if args.recursive { " recursively" } else { "" }
+        let (effect, why) = call.effect_of(&[Change::Remove(&path)])?;
+        let summary = with_reason(
+            format!(
+                "remove {} {path}{}",
+                meta.kind,
+                if args.recursive { " recursively" } else { "" }
+            ),
+            why.as_deref(),
         );
-        call.authorize(Effect::WorkspaceWrite, summary.clone(), || {
+        call.authorize(effect, summary.clone(), || {
             Preview::Summary(summary.clone())
         })?;
         let kind = ws.remove(&path, args.recursive)?;

@@ -10,10 +10,12 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::state::content_digest;
 use crate::tools::read::EDITABLE_BYTES;
+use crate::tools::seen::Seen;
 
 /// How many match lines an ambiguity error lists.
 const MAX_LISTED: usize = 20;
@@ -75,8 +77,11 @@ impl Tool for ReplaceTool {
                 "copy the exact text to replace from a `read` of the file",
             ));
         }
-        // Boundary errors (escapes, missing files) come before the read lock.
+        // Boundary errors (escapes, missing files) and protected paths come
+        // before the read lock.
         let bytes = ws.read_bytes(&path, EDITABLE_BYTES)?;
+        let (effect, why) = call.effect_of(&[Change::Write(&path)])?;
+        let seen_now = Seen::of_bytes(&bytes);
         let Some(seen) = call.ctx().state().seen(&shown).map(str::to_owned) else {
             return Err(ToolError::failed(
                 format!("{shown} has not been read in this session"),
@@ -118,10 +123,14 @@ impl Tool for ReplaceTool {
         let updated = text.replace(old.as_str(), &new);
         let first_line = line_of(&text, starts[0]);
         call.authorize(
-            Effect::WorkspaceWrite,
-            format!("replace {} occurrence(s) in {shown}", starts.len()),
+            effect,
+            with_reason(
+                format!("replace {} occurrence(s) in {shown}", starts.len()),
+                why.as_deref(),
+            ),
             || Preview::Diff(unified_diff(&shown, Some(&text), Some(&updated))),
         )?;
+        seen_now.unchanged(ws, &path)?;
         let outcome = ws.write(&path, updated.as_bytes())?;
         call.ctx().state().remember(&shown, updated.as_bytes());
         Ok(ToolOutput::changed(

@@ -10,9 +10,11 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::state::{TodoItem, TodoStatus};
+use crate::tools::seen::Seen;
 
 /// Arguments of `todo`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -79,10 +81,14 @@ impl Tool for TodoTool {
         let ws = call.workspace();
         let path = ws.path("TODO.md")?;
         let content = format!("# TODO\n\n{plan}");
+        let (effect, why) = call.effect_of(&[Change::Write(&path)])?;
+        let seen = Seen::now(ws, &path)?;
         let old = ws.read_text(&path, 1024 * 1024).ok();
-        call.authorize(Effect::WorkspaceWrite, "write the plan to TODO.md", || {
+        let summary = with_reason("write the plan to TODO.md".to_owned(), why.as_deref());
+        call.authorize(effect, summary, || {
             Preview::Diff(unified_diff("TODO.md", old.as_deref(), Some(&content)))
         })?;
+        seen.unchanged(ws, &path)?;
         let outcome = ws.write(&path, content.as_bytes())?;
         Ok(ToolOutput::changed(
             format!("{plan}(saved to TODO.md)\n"),

@@ -11,9 +11,11 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
+use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
+use crate::tools::seen::Seen;
 
 /// Arguments of `write`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -64,15 +66,21 @@ impl Tool for WriteTool {
         let ws = call.workspace();
         let path = ws.path(&args.path)?;
         let shown = path.to_text();
-        let old = match ws.read_text(&path, EDITABLE_BYTES) {
-            Ok(text) => Some(text),
-            Err(BoundaryError::NotFound { .. }) => None,
-            // Binary or huge: still writable, just not previewable as text.
-            Err(
-                BoundaryError::Binary { .. }
-                | BoundaryError::NotUtf8 { .. }
-                | BoundaryError::TooLarge { .. },
-            ) => Some(String::from("(binary or large file)\n")),
+        let (effect, why) = call.effect_of(&[Change::Write(&path)])?;
+        let (old, seen) = match ws.read_bytes(&path, EDITABLE_BYTES) {
+            Ok(bytes) => {
+                let seen = Seen::of_bytes(&bytes);
+                // Binary: still writable, just not previewable as text.
+                let text = String::from_utf8(bytes)
+                    .ok()
+                    .filter(|text| !text.contains('\0'))
+                    .unwrap_or_else(|| String::from("(binary file)\n"));
+                (Some(text), seen)
+            }
+            Err(BoundaryError::NotFound { .. }) => (None, Seen::Missing),
+            Err(BoundaryError::TooLarge { .. }) => {
+                (Some(String::from("(large file)\n")), Seen::now(ws, &path)?)
+            }
             Err(other) => return Err(other.into()),
         };
         let new_text = match (&old, args.append) {
@@ -85,10 +93,14 @@ impl Tool for WriteTool {
             (Some(_), false) => "overwrite",
         };
         call.authorize(
-            Effect::WorkspaceWrite,
-            format!("{verb} {shown} ({} bytes)", args.content.len()),
+            effect,
+            with_reason(
+                format!("{verb} {shown} ({} bytes)", args.content.len()),
+                why.as_deref(),
+            ),
             || Preview::Diff(unified_diff(&shown, old.as_deref(), Some(&new_text))),
         )?;
+        seen.unchanged(ws, &path)?;
         let outcome = if args.append {
             ws.append(&path, args.content.as_bytes())?
         } else {

@@ -19,6 +19,7 @@ mod tools_files;
 mod tools_limit;
 mod tools_patch;
 mod tools_policy;
+mod tools_protected;
 mod tools_pty;
 mod tools_search;
 mod tools_smoke;

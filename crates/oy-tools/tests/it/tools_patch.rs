@@ -491,7 +491,8 @@ fn trailing_whitespace_tier_is_used_only_when_needed_and_reported() {
 
 #[test]
 fn updates_and_moves_keep_permission_bits() {
-    let env = Env::new(Mode::AcceptEdits);
+    // Moving an executable needs the command approval: auto-approve.
+    let env = Env::new(Mode::AutoApprove);
     env.file("run.sh", "echo hi\n").file("tool.sh", "echo a\n");
     for name in ["run.sh", "tool.sh"] {
         fs::set_permissions(env.root.join(name), fs::Permissions::from_mode(0o750)).unwrap();
