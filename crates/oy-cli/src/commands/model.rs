@@ -15,6 +15,7 @@ use crate::config::Config;
 use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
 use crate::provider_setup;
+use crate::render::{terminal_line, terminal_safe};
 
 /// How long the provider gets to list its models.
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -91,20 +92,21 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
         });
         return Ok(Exit::Ok);
     }
-    let width = models.iter().map(|model| model.id.len()).max().unwrap_or(0);
-    for model in &models {
+    // Model ids come from the server: one line each, nothing a terminal acts on.
+    let ids: Vec<String> = models
+        .iter()
+        .map(|model| terminal_line(&model.id))
+        .collect();
+    let width = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    for (model, id) in models.iter().zip(&ids) {
         let mark = if Some(model.id.as_str()) == current {
             '*'
         } else {
             ' '
         };
         match model.context_window {
-            Some(window) => writeln!(
-                stdout,
-                "{mark} {:<width$}  {window} tokens",
-                crate::render::terminal_safe(&model.id)
-            )?,
-            None => writeln!(stdout, "{mark} {}", crate::render::terminal_safe(&model.id))?,
+            Some(window) => writeln!(stdout, "{mark} {id:<width$}  {window} tokens")?,
+            None => writeln!(stdout, "{mark} {id}")?,
         }
     }
     if current.is_none() {
@@ -203,9 +205,11 @@ fn with_model(text: &str, id: &str) -> Result<String> {
     Ok(toml::to_string(&table)?)
 }
 
+/// A diagnostic on stderr. Messages carry model ids, the filter, server
+/// errors and the config path, so they pass through [`terminal_safe`].
 #[expect(clippy::print_stderr, reason = "diagnostics go to stderr")]
 fn note(message: &str) {
-    eprintln!("oy: {message}");
+    eprintln!("oy: {}", terminal_safe(message));
 }
 
 #[cfg(test)]

@@ -10,6 +10,7 @@ use crate::agent_setup::session_store;
 use crate::cli::SessionsArgs;
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::render::terminal_line;
 
 pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
     let store = session_store(config)?;
@@ -31,20 +32,22 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
         writeln!(stdout, "no saved sessions{scope}")?;
         return Ok(Exit::Ok);
     }
+    // Every field comes from a session file, and the workspace path and
+    // title from outside oy: each is one line, with nothing a terminal acts on.
     for header in &sessions {
         let place = if args.all {
-            format!("  {}", header.workspace)
+            format!("  {}", terminal_line(&header.workspace))
         } else {
             String::new()
         };
         writeln!(
             stdout,
             "{}  {}  {} turn{}  {}{place}",
-            header.id,
-            header.updated_at,
+            terminal_line(&header.id),
+            terminal_line(&header.updated_at),
             header.turns,
             if header.turns == 1 { "" } else { "s" },
-            crate::render::terminal_safe(&header.title)
+            terminal_line(&header.title)
         )?;
     }
     writeln!(

@@ -4,7 +4,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::support::{ModelsServer, Oy};
+use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_terminal_safe};
 
 #[test]
 fn lists_models_and_marks_the_default() {
@@ -129,4 +129,16 @@ fn listing_fails_when_the_provider_does_not_answer() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn hostile_model_ids_from_the_server_are_listed_inert() {
+    let server = ModelsServer::start(&["alpha", HOSTILE_NAME]);
+    let oy = Oy::new();
+    let base = server.base_url();
+    let run = oy.run_clean(&["model"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_terminal_safe("model", &run.stdout);
+    assert_terminal_safe("model (stderr)", &run.stderr);
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::cli_run::{events, run, session_id, sessions_dir};
 use crate::mock_model::{self, Wire, assistant_texts, call, text, user_texts};
-use crate::support::Oy;
+use crate::support::{Oy, assert_terminal_safe};
 
 #[test]
 fn a_run_saves_a_private_session_that_sessions_lists() {
@@ -152,4 +152,30 @@ fn resume_with_an_unknown_id_is_a_usage_error() {
     let out = run(&oy, &mock, &["--resume", "no-such-session", "hi"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn sessions_all_shows_a_hostile_workspace_path_and_title_inert() {
+    let oy = Oy::new().with_hostile_root();
+    let mock = mock_model::start(Wire::Chat, vec![text("Done.")]);
+    let prompt = "title \x1b]0;pwned\x07\u{9b}2J\u{202e} then\nforged line";
+    let out = run(&oy, &mock, &["--json", prompt]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = session_id(&out);
+
+    let mut list = oy.command();
+    mock_model::isolate(&mut list, &oy);
+    let listed = list.args(["sessions", "--all"]).output().unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let stdout = String::from_utf8(listed.stdout).unwrap();
+    let stderr = String::from_utf8(listed.stderr).unwrap();
+    assert_terminal_safe("sessions --all", &stdout);
+    assert_terminal_safe("sessions --all (stderr)", &stderr);
+    // The session is one line, naming its (defused) workspace and title.
+    let line = stdout
+        .lines()
+        .find(|line| line.contains(&id))
+        .unwrap_or_else(|| panic!("{id} not listed: {stdout}"));
+    assert!(line.contains("evil") && line.contains("gnp.exe"), "{line}");
+    assert!(line.contains("pwned") && line.contains("title"), "{line}");
 }
