@@ -13,6 +13,7 @@ mod commands;
 mod config;
 mod config_file;
 mod exit;
+mod json_text;
 mod provider_setup;
 mod render;
 mod report;

@@ -14,6 +14,7 @@ use crate::cli::ModelArgs;
 use crate::config::Config;
 use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
+use crate::json_text::json_text;
 use crate::provider_setup;
 use crate::render::{terminal_line, terminal_safe};
 
@@ -82,7 +83,7 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
                 })
             })
             .collect();
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&items)?)?;
+        writeln!(stdout, "{}", json_text(&items, true)?)?;
         return Ok(Exit::Ok);
     }
     if models.is_empty() {

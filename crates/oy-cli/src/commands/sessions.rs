@@ -10,6 +10,7 @@ use crate::agent_setup::session_store;
 use crate::cli::SessionsArgs;
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::json_text::json_text;
 use crate::render::terminal_line;
 
 pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
@@ -24,7 +25,7 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
         .collect();
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        writeln!(stdout, "{}", serde_json::to_string(&sessions)?)?;
+        writeln!(stdout, "{}", json_text(&sessions, false)?)?;
         return Ok(Exit::Ok);
     }
     if sessions.is_empty() {

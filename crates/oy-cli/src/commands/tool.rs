@@ -114,7 +114,8 @@ fn print_json(output: &ToolOutput, error: Option<String>) -> Result<()> {
         "truncated": output.truncated,
         "error": error,
     });
+    let text = crate::json_text::json_text(&value, false)?;
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{value}")?;
+    writeln!(stdout, "{text}")?;
     Ok(())
 }

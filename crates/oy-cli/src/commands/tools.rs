@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use crate::cli::{ToolsArgs, ToolsFormat};
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::json_text::json_text;
 use crate::render::{terminal_line, terminal_safe};
 
 pub(crate) fn run(config: &Config, args: &ToolsArgs) -> Result<Exit> {
@@ -42,11 +43,7 @@ fn json_specs(config: &Config, specs: &[&ToolSpec], pretty: bool) -> Result<Stri
             })
         })
         .collect();
-    Ok(if pretty {
-        serde_json::to_string_pretty(&specs)?
-    } else {
-        serde_json::to_string(&specs)?
-    })
+    Ok(json_text(&specs, pretty)?)
 }
 
 /// The tool reference, generated so it cannot drift from the registry.

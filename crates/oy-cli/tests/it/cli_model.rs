@@ -141,4 +141,10 @@ fn hostile_model_ids_from_the_server_are_listed_inert() {
     assert_terminal_safe("model", &run.stdout);
     assert_terminal_safe("model (stderr)", &run.stderr);
     assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+
+    let run = oy.run_clean(&["model", "--json"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_terminal_safe("model --json", &run.stdout);
+    let items: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(items[1]["id"], HOSTILE_NAME);
 }

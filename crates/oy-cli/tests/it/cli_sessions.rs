@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 
 use crate::cli_run::{events, run, session_id, sessions_dir};
 use crate::mock_model::{self, Wire, assistant_texts, call, text, user_texts};
-use crate::support::{Oy, assert_terminal_safe};
+use crate::support::{HOSTILE_NAME, Oy, assert_terminal_safe};
 
 #[test]
 fn a_run_saves_a_private_session_that_sessions_lists() {
@@ -178,4 +178,14 @@ fn sessions_all_shows_a_hostile_workspace_path_and_title_inert() {
         .unwrap_or_else(|| panic!("{id} not listed: {stdout}"));
     assert!(line.contains("evil") && line.contains("gnp.exe"), "{line}");
     assert!(line.contains("pwned") && line.contains("title"), "{line}");
+
+    // JSON keeps the exact path, escaped so a terminal shows it inert too.
+    let mut list = oy.command();
+    mock_model::isolate(&mut list, &oy);
+    let listed = list.args(["sessions", "--all", "--json"]).output().unwrap();
+    let stdout = String::from_utf8(listed.stdout).unwrap();
+    assert_terminal_safe("sessions --all --json", &stdout);
+    let sessions: Value = serde_json::from_str(&stdout).unwrap();
+    let workspace = sessions[0]["workspace"].as_str().unwrap();
+    assert!(workspace.ends_with(HOSTILE_NAME), "{workspace:?}");
 }

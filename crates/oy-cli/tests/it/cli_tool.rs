@@ -499,7 +499,7 @@ fn an_error_naming_a_hostile_missing_root_reaches_the_terminal_inert() {
 }
 
 #[test]
-fn a_listing_shows_hostile_file_names_inert() {
+fn a_listing_shows_hostile_file_names_inert_and_json_keeps_them() {
     let oy = Oy::new();
     // Without the newline: the list tool's own lines are its business.
     let name = HOSTILE_NAME.split('\n').next().unwrap();
@@ -508,4 +508,11 @@ fn a_listing_shows_hostile_file_names_inert() {
     assert_eq!(out.code, 0, "{}", out.stderr);
     assert_terminal_safe("tool list", &out.stdout);
     assert!(out.stdout.contains("gnp.exe"), "{}", out.stdout);
+
+    let out = oy.run(&["tool", "list", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_terminal_safe("tool list --json", &out.stdout);
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    let output = value["output"].as_str().unwrap();
+    assert!(output.contains("\u{202e}gnp.exe"), "{output:?}");
 }
