@@ -13,7 +13,7 @@ use oy_tools::Mode;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
-use crate::agent_setup::{Built, Resume, build, create_private_dir, runtime};
+use crate::agent_setup::{Built, Resume, build, runtime};
 use crate::cli::ChatArgs;
 use crate::config::Config;
 use crate::exit::Exit;
@@ -336,8 +336,8 @@ fn history_file(config: &Config) -> Result<Option<PathBuf>> {
     let Some(data_dir) = &config.data_dir else {
         return Ok(None);
     };
-    create_private_dir(data_dir)?;
-    Ok(Some(data_dir.join("history")))
+    let dir = crate::private_dir::private_dir(data_dir, None)?;
+    Ok(Some(dir.join("history")))
 }
 
 fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {

@@ -152,11 +152,7 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
 /// Writes `model = "ID"` into `DIR/config.toml`, 0600 and atomically,
 /// keeping every other key (and, where it can, the comments and layout).
 fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the user's config directory is not a workspace; creating it is the one ambient step"
-    )]
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::private_dir::private_dir(dir, None)?;
     let store = Workspace::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     let path = store.path("config.toml")?;
     let host = dir.join("config.toml");

@@ -4,7 +4,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_terminal_safe};
+use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_private_tree, assert_terminal_safe};
 
 #[test]
 fn lists_models_and_marks_the_default() {
@@ -147,4 +147,26 @@ fn hostile_model_ids_from_the_server_are_listed_inert() {
     assert_terminal_safe("model --json", &run.stdout);
     let items: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
     assert_eq!(items[1]["id"], HOSTILE_NAME);
+}
+
+#[test]
+fn set_creates_a_private_config_directory_and_tightens_a_loose_one() {
+    let server = ModelsServer::start(&["m1"]);
+    let base = server.base_url();
+    let oy = Oy::new();
+    let run = oy.run_clean(&["model", "--set", "m1"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_private_tree(&oy.data.with_file_name("config"));
+
+    let oy = Oy::new();
+    oy.global_config("max_turns = 3\n");
+    fs::set_permissions(oy.config_dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(
+        oy.config_dir().join("config.toml"),
+        fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let run = oy.run_clean(&["model", "--set", "m1"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_private_tree(&oy.config_dir());
 }

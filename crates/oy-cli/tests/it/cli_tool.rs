@@ -388,7 +388,7 @@ fn ctrl_c_kills_the_running_command_and_exits_130() {
     assert!(stderr.contains("oy: interrupted"), "{stderr}");
 }
 
-const ECHO_TOOL: &str = r#"{"tools":[{"name":"echo_json","description":"Echo the arguments.","parameters":{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]},"command":["cat"]}]}"#;
+pub(crate) const ECHO_TOOL: &str = r#"{"tools":[{"name":"echo_json","description":"Echo the arguments.","parameters":{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]},"command":["cat"]}]}"#;
 
 #[test]
 fn workspace_tools_json_needs_trust_once_per_content() {

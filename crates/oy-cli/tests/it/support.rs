@@ -235,3 +235,27 @@ pub fn assert_terminal_safe(what: &str, text: &str) {
         "{what} printed a forged line: {text:?}"
     );
 }
+
+// ---- oy's data and config directories are private ----
+
+/// Fails unless every directory under `top` (and `top` itself) is mode
+/// 0700 and every file 0600.
+pub fn assert_private_tree(top: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut loose = Vec::new();
+    let mut pending = vec![top.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let meta = fs::symlink_metadata(&path).unwrap();
+        let mode = meta.permissions().mode() & 0o7777;
+        let want = if meta.is_dir() { 0o700 } else { 0o600 };
+        if mode != want {
+            loose.push(format!("{} {mode:o}", path.display()));
+        }
+        if meta.is_dir() {
+            for entry in fs::read_dir(&path).unwrap() {
+                pending.push(entry.unwrap().path());
+            }
+        }
+    }
+    assert!(loose.is_empty(), "not private: {loose:#?}");
+}
