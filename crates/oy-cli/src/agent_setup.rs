@@ -3,7 +3,6 @@
 //! answer, the child environment, the cancellation token, the session
 //! store under the data directory, and a resumed session when asked.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
@@ -13,6 +12,7 @@ use oy_tools::CancelToken;
 use crate::approver::TerminalPrompt;
 use crate::config::Config;
 use crate::exit::UsageError;
+use crate::private_dir::private_dir;
 use crate::provider_setup::Connected;
 
 /// Which saved session to continue.
@@ -41,22 +41,8 @@ pub(crate) fn session_store(config: &Config) -> Result<SessionStore> {
     let data_dir = config.data_dir.as_deref().ok_or_else(|| {
         UsageError::new("no data directory for sessions: set XDG_DATA_HOME or HOME")
     })?;
-    let dir: PathBuf = data_dir.join("sessions");
-    create_private_dir(&dir)?;
+    let dir = private_dir(data_dir, Some("sessions"))?;
     SessionStore::open(&dir).with_context(|| format!("cannot open {}", dir.display()))
-}
-
-/// Creates `dir` (and parents) with mode 0700 for the last component.
-pub(crate) fn create_private_dir(dir: &std::path::Path) -> Result<()> {
-    use std::os::unix::fs::DirBuilderExt;
-    // The user's data directory is not a workspace; creating it is the one
-    // ambient filesystem step besides the workspace itself.
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)
-        .with_context(|| format!("cannot create {}", dir.display()))?;
-    Ok(())
 }
 
 /// Everything a command needs to drive turns.

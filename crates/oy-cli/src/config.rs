@@ -372,8 +372,10 @@ fn config_source(config_file: &Option<(PathBuf, bool)>) -> String {
     reason = "config warnings are diagnostics for the user"
 )]
 fn report_warnings(warnings: &[String]) {
+    // Warnings quote config keys (a workspace's own file chooses them) and
+    // paths: one line each, with nothing a terminal acts on.
     for warning in warnings {
-        eprintln!("oy: warning: {warning}");
+        eprintln!("oy: warning: {}", crate::render::terminal_line(warning));
     }
 }
 

@@ -13,6 +13,8 @@ mod commands;
 mod config;
 mod config_file;
 mod exit;
+mod json_text;
+mod private_dir;
 mod provider_setup;
 mod render;
 mod report;

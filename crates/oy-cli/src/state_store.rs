@@ -20,7 +20,7 @@ pub(crate) struct StateStore {
 }
 
 impl StateStore {
-    /// Opens (creating) `DATA_DIR/tool-sessions` and checks the name.
+    /// Opens (creating, 0700) `DATA_DIR/tool-sessions` and checks the name.
     pub(crate) fn open(data_dir: &Path, name: &str) -> Result<Self> {
         let valid = !name.is_empty()
             && name.len() <= 100
@@ -34,13 +34,7 @@ impl StateStore {
             ))
             .into());
         }
-        let dir = data_dir.join(SESSION_DIR);
-        #[expect(
-            clippy::disallowed_methods,
-            reason = "the user's data directory is not a workspace; creating it is the one ambient step"
-        )]
-        std::fs::create_dir_all(&dir)
-            .with_context(|| format!("cannot create {}", dir.display()))?;
+        let dir = crate::private_dir::private_dir(data_dir, Some(SESSION_DIR))?;
         let dir =
             Workspace::open(&dir).with_context(|| format!("cannot open {}", dir.display()))?;
         Ok(Self {

@@ -118,13 +118,7 @@ impl TrustStore {
         let Some(data_dir) = &config.data_dir else {
             return Ok(Self { store: None });
         };
-        #[expect(
-            clippy::disallowed_methods,
-            reason = "the user's data directory is not a workspace; creating it is the one ambient step"
-        )]
-        std::fs::create_dir_all(data_dir)
-            .with_context(|| format!("cannot create {}", data_dir.display()))?;
-        let dir = Workspace::open(data_dir)?;
+        let dir = Workspace::open(&crate::private_dir::private_dir(data_dir, None)?)?;
         let path = dir.path(TRUST_FILE)?;
         let entries = match dir.read_text(&path, MANIFEST_LIMIT) {
             Ok(text) => serde_json::from_str(&text).unwrap_or_default(),

@@ -126,7 +126,8 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         let mut stdout = std::io::stdout().lock();
         writeln!(
             stdout,
-            "wrote {out}: {} finding{}{}",
+            "wrote {}: {} finding{}{}",
+            terminal_line(&out),
             review.findings.len(),
             if review.findings.len() == 1 { "" } else { "s" },
             severity_counts(&review.findings)
@@ -292,7 +293,7 @@ fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source:
             file.lines,
             file.language
                 .as_deref()
-                .map(|language| format!("  {language}"))
+                .map(|language| format!("  {}", terminal_line(language)))
                 .unwrap_or_default()
         );
     }
@@ -312,7 +313,12 @@ fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source:
             .unwrap_or_default();
         let _ = writeln!(stdout, "  {:<20} {count:>6}  {examples}", reason.name());
     }
-    let _ = writeln!(stdout, "context window {window} tokens ({source})");
+    // The source can name the configured model.
+    let _ = writeln!(
+        stdout,
+        "context window {window} tokens ({})",
+        terminal_line(source)
+    );
     if let Some(plan) = plan {
         let _ = writeln!(
             stdout,

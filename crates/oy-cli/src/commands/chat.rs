@@ -13,11 +13,11 @@ use oy_tools::Mode;
 use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
 
-use crate::agent_setup::{Built, Resume, build, create_private_dir, runtime};
+use crate::agent_setup::{Built, Resume, build, runtime};
 use crate::cli::ChatArgs;
 use crate::config::Config;
 use crate::exit::Exit;
-use crate::render::{Output, Renderer, Style};
+use crate::render::{Output, Renderer, Style, terminal_line, terminal_safe};
 use crate::signals::Interrupts;
 
 const HELP: &str = "\
@@ -111,10 +111,13 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             built.cancel.clone(),
             built.agent.tool_context().child_killer(),
         )?;
-        say(&style.dim(&format!(
-            "oy chat · {} · /help for commands · Ctrl-D to quit",
-            built.description
-        )));
+        say_styled(
+            |text| style.dim(text),
+            &format!(
+                "oy chat · {} · /help for commands · Ctrl-D to quit",
+                built.description
+            ),
+        );
         loop {
             interrupts.set_idle(true);
             let line = read_input(&mut editor);
@@ -139,7 +142,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                     continue;
                 }
                 ChatInput::Unknown(message) => {
-                    say(&style.yellow(&message));
+                    say_styled(|text| style.yellow(text), &message);
                     continue;
                 }
                 ChatInput::Turn(prompt) => built.agent.turn(&prompt).await,
@@ -165,7 +168,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                                 built.agent.tool_context().child_killer(),
                             )?;
                         }
-                        Err(error) => say(&style.red(&format!("oy: {error:#}"))),
+                        Err(error) => say_styled(|text| style.red(text), &format!("oy: {error:#}")),
                     }
                     continue;
                 }
@@ -178,7 +181,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             if let Err(error) = outcome.as_ref().map(|_: &TurnOutcome| ()) {
                 // Provider errors were shown by the renderer; others are not.
                 if !matches!(error, oy_agent::AgentError::Provider(_)) {
-                    say(&style.red(&format!("oy: error: {error}")));
+                    say_styled(|text| style.red(text), &format!("oy: error: {error}"));
                 }
             }
             if interrupts.terminate_requested() {
@@ -192,11 +195,14 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             }
         }
         let _ = built.agent.save().await;
-        say(&style.dim(&format!(
-            "session {} saved · oy chat --resume {}",
-            built.agent.session_id(),
-            built.agent.session_id()
-        )));
+        say_styled(
+            |text| style.dim(text),
+            &format!(
+                "session {} saved · oy chat --resume {}",
+                built.agent.session_id(),
+                built.agent.session_id()
+            ),
+        );
         Ok(Exit::Ok)
     })
 }
@@ -241,10 +247,13 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                 let policy = config.policy_for_mode(mode);
                 agent.set_policy(policy);
                 if policy.mode != mode {
-                    say(&style.yellow(&format!(
-                        "the workspace config allows at most mode {}",
-                        policy.mode.name()
-                    )));
+                    say_styled(
+                        |text| style.yellow(text),
+                        &format!(
+                            "the workspace config allows at most mode {}",
+                            policy.mode.name()
+                        ),
+                    );
                 }
                 say(&format!(
                     "mode {} · network {}",
@@ -252,7 +261,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                     policy.network.name()
                 ));
             }
-            Err(error) => say(&style.yellow(&error.to_string())),
+            Err(error) => say_styled(|text| style.yellow(text), &error.to_string()),
         },
         ChatInput::Model(None) => say(&format!("model {}", agent.model())),
         ChatInput::Model(Some(id)) => {
@@ -261,7 +270,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
         }
         ChatInput::Compact => match agent.compact().await {
             Ok(()) => {}
-            Err(error) => say(&style.red(&format!("oy: {error}"))),
+            Err(error) => say_styled(|text| style.red(text), &format!("oy: {error}")),
         },
         ChatInput::Clear => {
             agent.clear();
@@ -269,7 +278,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
         }
         ChatInput::Save => match agent.save().await {
             Ok(()) => say(&format!("saved session {}", agent.session_id())),
-            Err(error) => say(&style.red(&format!("oy: {error}"))),
+            Err(error) => say_styled(|text| style.red(text), &format!("oy: {error}")),
         },
         ChatInput::Sessions => match built.store.list() {
             Ok(list) => {
@@ -286,13 +295,13 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                 for header in mine {
                     say(&format!(
                         "{}  {}  {}",
-                        header.id,
-                        header.updated_at,
-                        crate::render::terminal_safe(&header.title)
+                        terminal_line(&header.id),
+                        terminal_line(&header.updated_at),
+                        terminal_line(&header.title)
                     ));
                 }
             }
-            Err(error) => say(&style.red(&format!("oy: {error}"))),
+            Err(error) => say_styled(|text| style.red(text), &format!("oy: {error}")),
         },
         ChatInput::Todo => {
             let state = agent.tool_context().snapshot_state();
@@ -305,10 +314,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
                     oy_tools::TodoStatus::InProgress => "~",
                     _ => " ",
                 };
-                say(&format!(
-                    "[{mark}] {}",
-                    crate::render::terminal_safe(&item.text)
-                ));
+                say(&format!("[{mark}] {}", terminal_line(&item.text)));
             }
         }
         ChatInput::Tokens => {
@@ -330,8 +336,8 @@ fn history_file(config: &Config) -> Result<Option<PathBuf>> {
     let Some(data_dir) = &config.data_dir else {
         return Ok(None);
     };
-    create_private_dir(data_dir)?;
-    Ok(Some(data_dir.join("history")))
+    let dir = crate::private_dir::private_dir(data_dir, None)?;
+    Ok(Some(dir.join("history")))
 }
 
 fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
@@ -343,7 +349,17 @@ fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
     }
 }
 
+/// A line for the person, on stderr. Chat lines quote errors (which name
+/// files), model ids, session titles, the todo list and the provider's
+/// description: all pass through the terminal-safe renderer here.
 fn say(text: &str) {
+    say_styled(str::to_owned, text);
+}
+
+/// [`say`], coloured after the text is made safe, so the colour is the
+/// only escape sequence that reaches the terminal.
+fn say_styled(paint: impl FnOnce(&str) -> String, text: &str) {
+    let line = paint(&terminal_safe(text));
     let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}");
+    let _ = writeln!(stderr, "{line}");
 }

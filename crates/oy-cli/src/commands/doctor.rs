@@ -13,6 +13,7 @@ use oy_boundary::Workspace;
 use crate::config::Config;
 use crate::exit::Exit;
 use crate::provider_setup::{self, Backend};
+use crate::render::terminal_line;
 
 /// How long the provider gets to answer `GET /models`.
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
@@ -24,12 +25,17 @@ struct Report {
     blocked: bool,
 }
 
+/// Every value and hint passes through [`terminal_line`]: they name paths
+/// (the workspace, config files), config keys, provider names, URLs and
+/// server errors, none of which may move the cursor or forge a line.
 impl Report {
     fn line(&mut self, label: &str, value: impl std::fmt::Display) {
+        let value = terminal_line(&value.to_string());
         let _ = writeln!(self.text, "{label:<18}{value}");
     }
 
     fn hint(&mut self, hint: impl std::fmt::Display) {
+        let hint = terminal_line(&hint.to_string());
         let _ = writeln!(self.text, "  hint: {hint}");
     }
 

@@ -14,7 +14,9 @@ use crate::cli::ModelArgs;
 use crate::config::Config;
 use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
+use crate::json_text::json_text;
 use crate::provider_setup;
+use crate::render::{terminal_line, terminal_safe};
 
 /// How long the provider gets to list its models.
 const LIST_TIMEOUT: Duration = Duration::from_secs(30);
@@ -81,7 +83,7 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
                 })
             })
             .collect();
-        writeln!(stdout, "{}", serde_json::to_string_pretty(&items)?)?;
+        writeln!(stdout, "{}", json_text(&items, true)?)?;
         return Ok(Exit::Ok);
     }
     if models.is_empty() {
@@ -91,20 +93,21 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
         });
         return Ok(Exit::Ok);
     }
-    let width = models.iter().map(|model| model.id.len()).max().unwrap_or(0);
-    for model in &models {
+    // Model ids come from the server: one line each, nothing a terminal acts on.
+    let ids: Vec<String> = models
+        .iter()
+        .map(|model| terminal_line(&model.id))
+        .collect();
+    let width = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
+    for (model, id) in models.iter().zip(&ids) {
         let mark = if Some(model.id.as_str()) == current {
             '*'
         } else {
             ' '
         };
         match model.context_window {
-            Some(window) => writeln!(
-                stdout,
-                "{mark} {:<width$}  {window} tokens",
-                crate::render::terminal_safe(&model.id)
-            )?,
-            None => writeln!(stdout, "{mark} {}", crate::render::terminal_safe(&model.id))?,
+            Some(window) => writeln!(stdout, "{mark} {id:<width$}  {window} tokens")?,
+            None => writeln!(stdout, "{mark} {id}")?,
         }
     }
     if current.is_none() {
@@ -149,11 +152,7 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
 /// Writes `model = "ID"` into `DIR/config.toml`, 0600 and atomically,
 /// keeping every other key (and, where it can, the comments and layout).
 fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "the user's config directory is not a workspace; creating it is the one ambient step"
-    )]
-    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    crate::private_dir::private_dir(dir, None)?;
     let store = Workspace::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     let path = store.path("config.toml")?;
     let host = dir.join("config.toml");
@@ -203,9 +202,11 @@ fn with_model(text: &str, id: &str) -> Result<String> {
     Ok(toml::to_string(&table)?)
 }
 
+/// A diagnostic on stderr. Messages carry model ids, the filter, server
+/// errors and the config path, so they pass through [`terminal_safe`].
 #[expect(clippy::print_stderr, reason = "diagnostics go to stderr")]
 fn note(message: &str) {
-    eprintln!("oy: {message}");
+    eprintln!("oy: {}", terminal_safe(message));
 }
 
 #[cfg(test)]

@@ -47,7 +47,7 @@ pub(crate) fn run(config: &Config, args: &SandboxArgs) -> Result<Exit> {
 fn report_missing(program: &std::ffi::OsStr) {
     eprintln!(
         "oy: error: {}: not found on the PATH of the command environment",
-        crate::render::terminal_safe(&program.to_string_lossy())
+        crate::render::terminal_line(&program.to_string_lossy())
     );
 }
 
@@ -55,7 +55,9 @@ fn report_missing(program: &std::ffi::OsStr) {
 fn show(config: &Config, root: &std::path::Path, network: bool) -> Result<()> {
     let sandbox = &config.sandbox;
     let mut out = std::io::stdout().lock();
-    let safe = |path: &std::path::Path| crate::render::terminal_safe(&path.display().to_string());
+    // Paths are one line each in the listing: a newline in a name must not
+    // forge a rule.
+    let safe = |path: &std::path::Path| crate::render::terminal_line(&path.display().to_string());
     writeln!(
         out,
         "sandbox: {} (setting: {})",
@@ -66,7 +68,7 @@ fn show(config: &Config, root: &std::path::Path, network: bool) -> Result<()> {
         writeln!(
             out,
             "  not confined: {}",
-            crate::render::terminal_safe(&missing)
+            crate::render::terminal_line(&missing)
         )?;
     }
     if sandbox.level() == oy_tools::sandbox::Level::None {

@@ -10,6 +10,8 @@ use crate::agent_setup::session_store;
 use crate::cli::SessionsArgs;
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::json_text::json_text;
+use crate::render::terminal_line;
 
 pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
     let store = session_store(config)?;
@@ -23,7 +25,7 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
         .collect();
     let mut stdout = std::io::stdout().lock();
     if args.json {
-        writeln!(stdout, "{}", serde_json::to_string(&sessions)?)?;
+        writeln!(stdout, "{}", json_text(&sessions, false)?)?;
         return Ok(Exit::Ok);
     }
     if sessions.is_empty() {
@@ -31,20 +33,22 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
         writeln!(stdout, "no saved sessions{scope}")?;
         return Ok(Exit::Ok);
     }
+    // Every field comes from a session file, and the workspace path and
+    // title from outside oy: each is one line, with nothing a terminal acts on.
     for header in &sessions {
         let place = if args.all {
-            format!("  {}", header.workspace)
+            format!("  {}", terminal_line(&header.workspace))
         } else {
             String::new()
         };
         writeln!(
             stdout,
             "{}  {}  {} turn{}  {}{place}",
-            header.id,
-            header.updated_at,
+            terminal_line(&header.id),
+            terminal_line(&header.updated_at),
             header.turns,
             if header.turns == 1 { "" } else { "s" },
-            crate::render::terminal_safe(&header.title)
+            terminal_line(&header.title)
         )?;
     }
     writeln!(

@@ -59,9 +59,12 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         let error = (!output.ok).then(|| first_line(&output.text));
         print_json(&output, error)?;
     } else {
+        // Tool output shows file contents, file names and command output
+        // from the workspace; `--json` is the byte-exact form.
+        let text = crate::render::terminal_safe(&output.text);
         let mut stdout = std::io::stdout().lock();
-        stdout.write_all(output.text.as_bytes())?;
-        if !output.text.ends_with('\n') {
+        stdout.write_all(text.as_bytes())?;
+        if !text.ends_with('\n') {
             stdout.write_all(b"\n")?;
         }
     }
@@ -111,7 +114,8 @@ fn print_json(output: &ToolOutput, error: Option<String>) -> Result<()> {
         "truncated": output.truncated,
         "error": error,
     });
+    let text = crate::json_text::json_text(&value, false)?;
     let mut stdout = std::io::stdout().lock();
-    writeln!(stdout, "{value}")?;
+    writeln!(stdout, "{text}")?;
     Ok(())
 }

@@ -11,6 +11,8 @@ use serde_json::{Value, json};
 use crate::cli::{ToolsArgs, ToolsFormat};
 use crate::config::Config;
 use crate::exit::Exit;
+use crate::json_text::json_text;
+use crate::render::{terminal_line, terminal_safe};
 
 pub(crate) fn run(config: &Config, args: &ToolsArgs) -> Result<Exit> {
     let (registry, _) = crate::user_tools::registry_for(config)?;
@@ -41,14 +43,13 @@ fn json_specs(config: &Config, specs: &[&ToolSpec], pretty: bool) -> Result<Stri
             })
         })
         .collect();
-    Ok(if pretty {
-        serde_json::to_string_pretty(&specs)?
-    } else {
-        serde_json::to_string(&specs)?
-    })
+    Ok(json_text(&specs, pretty)?)
 }
 
 /// The tool reference, generated so it cannot drift from the registry.
+/// User tools' names and descriptions come from `tools.json` files, so
+/// every text from a spec passes through the terminal-safe renderer (the
+/// built-in specs are unchanged by it).
 fn markdown(specs: &[&ToolSpec]) -> String {
     let mut out = String::from(
         "# Tools\n\n\
@@ -58,7 +59,12 @@ fn markdown(specs: &[&ToolSpec]) -> String {
          (and is refused with a hint when nobody can answer).\n",
     );
     for spec in specs {
-        let _ = write!(out, "\n## `{}`\n\n{}\n\n", spec.name, spec.description);
+        let _ = write!(
+            out,
+            "\n## `{}`\n\n{}\n\n",
+            terminal_line(spec.name),
+            terminal_safe(spec.description)
+        );
         let modes: Vec<String> = Mode::ALL
             .iter()
             .map(|&mode| {
@@ -82,11 +88,13 @@ fn markdown(specs: &[&ToolSpec]) -> String {
                 let kind = match (&property["type"], &property["enum"]) {
                     (_, Value::Array(values)) => values
                         .iter()
-                        .map(|value| format!("`{}`", value.as_str().unwrap_or_default()))
+                        .map(|value| {
+                            format!("`{}`", terminal_line(value.as_str().unwrap_or_default()))
+                        })
                         .collect::<Vec<_>>()
                         .join(" \\| "),
                     (Value::String(kind), _) if kind == "array" => "array of objects".to_owned(),
-                    (Value::String(kind), _) => kind.clone(),
+                    (Value::String(kind), _) => terminal_line(kind),
                     _ => "any".to_owned(),
                 };
                 let default = if required.contains(&name.as_str()) {
@@ -94,10 +102,11 @@ fn markdown(specs: &[&ToolSpec]) -> String {
                 } else {
                     match &property["default"] {
                         Value::Null => "—".to_owned(),
-                        value => format!("`{value}`"),
+                        value => format!("`{}`", terminal_line(&value.to_string())),
                     }
                 };
-                let description = property["description"].as_str().unwrap_or("");
+                let name = terminal_line(name);
+                let description = terminal_line(property["description"].as_str().unwrap_or(""));
                 let _ = writeln!(out, "| `{name}` | {kind} | {default} | {description} |");
             }
         }

@@ -1,7 +1,7 @@
 //! `oy doctor`: a working local provider, and the problems that block a
 //! run (each with a hint, exit 1).
 
-use crate::support::{ModelsServer, Oy};
+use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_terminal_safe};
 
 #[test]
 fn reports_a_working_provider_and_exits_zero() {
@@ -115,6 +115,58 @@ fn an_unknown_provider_name_is_reported() {
     );
     assert!(
         run.stdout.contains("hint: add a [providers.nosuch] table"),
+        "{}",
+        run.stdout
+    );
+}
+
+#[test]
+fn hostile_paths_keys_and_model_ids_reach_the_terminal_inert() {
+    let server = ModelsServer::start(&["alpha", "m\x1b]0;pwned\x07\u{9b}2J\u{202e}"]);
+    let oy = Oy::new().with_hostile_root();
+    // A workspace chooses its config's keys: the warning quotes one.
+    oy.file(
+        ".oy/config.toml",
+        "\"k\\u001b]0;pwned\\u0007\\u009b2J\\u202e\\nforged line\" = 1\n",
+    );
+    let base = server.base_url();
+    let data = oy.data.join(HOSTILE_NAME);
+    let run = oy.run_clean(
+        &["doctor", "--model", "x\x1b[2J\u{9b}31m\u{202e}"],
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("XDG_DATA_HOME", data.to_str().unwrap()),
+        ],
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert_terminal_safe("doctor", &run.stdout);
+    assert_terminal_safe("doctor (stderr)", &run.stderr);
+    let workspace = run
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("workspace "))
+        .unwrap_or_else(|| panic!("{}", run.stdout));
+    assert!(
+        workspace.contains("evil") && workspace.contains("gnp.exe"),
+        "{workspace}"
+    );
+    assert!(run.stdout.contains("cannot set k"), "{}", run.stdout);
+    assert!(run.stderr.contains("cannot set k"), "{}", run.stderr);
+}
+
+#[test]
+fn a_missing_hostile_root_is_reported_inert() {
+    let oy = Oy::new();
+    let missing = oy.root.join(HOSTILE_NAME);
+    let run = oy.run_clean(
+        &["doctor", "--root", missing.to_str().unwrap()],
+        &[("OPENAI_BASE_URL", "http://127.0.0.1:1/v1")],
+    );
+    assert_eq!(run.code, 1, "{}", run.stdout);
+    assert_terminal_safe("doctor", &run.stdout);
+    assert_terminal_safe("doctor (stderr)", &run.stderr);
+    assert!(
+        run.stdout.contains("workspace         PROBLEM:"),
         "{}",
         run.stdout
     );

@@ -4,7 +4,7 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::support::{ModelsServer, Oy};
+use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_private_tree, assert_terminal_safe};
 
 #[test]
 fn lists_models_and_marks_the_default() {
@@ -129,4 +129,44 @@ fn listing_fails_when_the_provider_does_not_answer() {
         "{}",
         run.stderr
     );
+}
+
+#[test]
+fn hostile_model_ids_from_the_server_are_listed_inert() {
+    let server = ModelsServer::start(&["alpha", HOSTILE_NAME]);
+    let oy = Oy::new();
+    let base = server.base_url();
+    let run = oy.run_clean(&["model"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_terminal_safe("model", &run.stdout);
+    assert_terminal_safe("model (stderr)", &run.stderr);
+    assert_eq!(run.stdout.lines().count(), 2, "{}", run.stdout);
+
+    let run = oy.run_clean(&["model", "--json"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_terminal_safe("model --json", &run.stdout);
+    let items: Vec<serde_json::Value> = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(items[1]["id"], HOSTILE_NAME);
+}
+
+#[test]
+fn set_creates_a_private_config_directory_and_tightens_a_loose_one() {
+    let server = ModelsServer::start(&["m1"]);
+    let base = server.base_url();
+    let oy = Oy::new();
+    let run = oy.run_clean(&["model", "--set", "m1"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_private_tree(&oy.data.with_file_name("config"));
+
+    let oy = Oy::new();
+    oy.global_config("max_turns = 3\n");
+    fs::set_permissions(oy.config_dir(), fs::Permissions::from_mode(0o755)).unwrap();
+    fs::set_permissions(
+        oy.config_dir().join("config.toml"),
+        fs::Permissions::from_mode(0o644),
+    )
+    .unwrap();
+    let run = oy.run_clean(&["model", "--set", "m1"], &[("OPENAI_BASE_URL", &base)]);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_private_tree(&oy.config_dir());
 }

@@ -7,8 +7,9 @@ use std::os::unix::fs::PermissionsExt;
 use serde_json::{Value, json};
 
 use crate::cli_run::{events, run, session_id, sessions_dir};
+use crate::cli_tool::ECHO_TOOL;
 use crate::mock_model::{self, Wire, assistant_texts, call, text, user_texts};
-use crate::support::Oy;
+use crate::support::{HOSTILE_NAME, Oy, assert_private_tree, assert_terminal_safe};
 
 #[test]
 fn a_run_saves_a_private_session_that_sessions_lists() {
@@ -152,4 +153,86 @@ fn resume_with_an_unknown_id_is_a_usage_error() {
     let out = run(&oy, &mock, &["--resume", "no-such-session", "hi"]);
     assert_eq!(out.code, 2, "{}", out.stderr);
     assert!(mock.requests().is_empty());
+}
+
+#[test]
+fn sessions_all_shows_a_hostile_workspace_path_and_title_inert() {
+    let oy = Oy::new().with_hostile_root();
+    let mock = mock_model::start(Wire::Chat, vec![text("Done.")]);
+    let prompt = "title \x1b]0;pwned\x07\u{9b}2J\u{202e} then\nforged line";
+    let out = run(&oy, &mock, &["--json", prompt]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let id = session_id(&out);
+
+    let mut list = oy.command();
+    mock_model::isolate(&mut list, &oy);
+    let listed = list.args(["sessions", "--all"]).output().unwrap();
+    assert!(listed.status.success(), "{listed:?}");
+    let stdout = String::from_utf8(listed.stdout).unwrap();
+    let stderr = String::from_utf8(listed.stderr).unwrap();
+    assert_terminal_safe("sessions --all", &stdout);
+    assert_terminal_safe("sessions --all (stderr)", &stderr);
+    // The session is one line, naming its (defused) workspace and title.
+    let line = stdout
+        .lines()
+        .find(|line| line.contains(&id))
+        .unwrap_or_else(|| panic!("{id} not listed: {stdout}"));
+    assert!(line.contains("evil") && line.contains("gnp.exe"), "{line}");
+    assert!(line.contains("pwned") && line.contains("title"), "{line}");
+
+    // JSON keeps the exact path, escaped so a terminal shows it inert too.
+    let mut list = oy.command();
+    mock_model::isolate(&mut list, &oy);
+    let listed = list.args(["sessions", "--all", "--json"]).output().unwrap();
+    let stdout = String::from_utf8(listed.stdout).unwrap();
+    assert_terminal_safe("sessions --all --json", &stdout);
+    let sessions: Value = serde_json::from_str(&stdout).unwrap();
+    let workspace = sessions[0]["workspace"].as_str().unwrap();
+    assert!(workspace.ends_with(HOSTILE_NAME), "{workspace:?}");
+}
+
+/// A session, a tool session and a trust record: everything oy keeps.
+fn fill_the_data_dir(oy: &Oy) {
+    let mock = mock_model::start(Wire::Chat, vec![text("Done.")]);
+    let out = run(oy, &mock, &["--json", "a prompt worth keeping private"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    let todo = r#"{"items":[{"text":"a private plan","status":"pending"}]}"#;
+    let out = oy.run(&["tool", "todo", todo, "--session", "s"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    oy.file(".oy/tools.json", ECHO_TOOL);
+    let out = oy.run(&["tool", "list", "--trust-tools"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    for kept in [
+        "oy/sessions",
+        "oy/tool-sessions/s.json",
+        "oy/trusted-tools.json",
+    ] {
+        assert!(oy.data.join(kept).exists(), "{kept}");
+    }
+}
+
+#[test]
+fn data_directories_are_created_0700_and_files_0600() {
+    let oy = Oy::new();
+    fill_the_data_dir(&oy);
+    // oy created XDG_DATA_HOME too (it did not exist): 0700 as well.
+    assert_private_tree(&oy.data);
+}
+
+#[test]
+fn loose_data_directories_of_an_earlier_run_are_tightened() {
+    use std::os::unix::fs::PermissionsExt;
+    let oy = Oy::new();
+    for dir in ["oy/sessions", "oy/tool-sessions"] {
+        std::fs::create_dir_all(oy.data.join(dir)).unwrap();
+    }
+    let loose = std::fs::Permissions::from_mode(0o755);
+    for dir in ["", "oy", "oy/sessions", "oy/tool-sessions"] {
+        std::fs::set_permissions(oy.data.join(dir), loose.clone()).unwrap();
+    }
+    fill_the_data_dir(&oy);
+    assert_private_tree(&oy.data.join("oy"));
+    // XDG_DATA_HOME itself is not oy's: left as it was.
+    let base = std::fs::metadata(&oy.data).unwrap().permissions().mode() & 0o777;
+    assert_eq!(base, 0o755);
 }

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::support::Oy;
+use crate::support::{HOSTILE_NAME, Oy, assert_terminal_safe};
 
 #[test]
 fn read_prints_the_model_visible_text() {
@@ -388,7 +388,7 @@ fn ctrl_c_kills_the_running_command_and_exits_130() {
     assert!(stderr.contains("oy: interrupted"), "{stderr}");
 }
 
-const ECHO_TOOL: &str = r#"{"tools":[{"name":"echo_json","description":"Echo the arguments.","parameters":{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]},"command":["cat"]}]}"#;
+pub(crate) const ECHO_TOOL: &str = r#"{"tools":[{"name":"echo_json","description":"Echo the arguments.","parameters":{"type":"object","properties":{"msg":{"type":"string"}},"required":["msg"]},"command":["cat"]}]}"#;
 
 #[test]
 fn workspace_tools_json_needs_trust_once_per_content() {
@@ -467,4 +467,52 @@ fn an_unusable_workspace_manifest_is_ignored_and_other_tools_still_work() {
         "{}",
         out.stderr
     );
+}
+
+#[test]
+fn an_error_naming_a_hostile_missing_root_reaches_the_terminal_inert() {
+    use std::os::unix::ffi::OsStrExt as _;
+    let oy = Oy::new();
+    // Errors are multi-line text (hints follow them), so a newline in the
+    // name is out of scope here; a raw 0x9b byte (an 8-bit CSI, not UTF-8)
+    // is in.
+    let mut name = HOSTILE_NAME.split('\n').next().unwrap().as_bytes().to_vec();
+    name.extend_from_slice(b"\x9b2J");
+    let missing = oy.root.join(std::ffi::OsStr::from_bytes(&name));
+    let out = oy
+        .command()
+        .args(["tool", "list", "--root"])
+        .arg(&missing)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8: no raw 0x9b");
+    assert_terminal_safe("the error", &stderr);
+    assert!(
+        stderr.starts_with("oy: error: cannot open workspace"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("evil") && stderr.contains("gnp.exe"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_listing_shows_hostile_file_names_inert_and_json_keeps_them() {
+    let oy = Oy::new();
+    // Without the newline: the list tool's own lines are its business.
+    let name = HOSTILE_NAME.split('\n').next().unwrap();
+    oy.file(name, "x\n");
+    let out = oy.run(&["tool", "list"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_terminal_safe("tool list", &out.stdout);
+    assert!(out.stdout.contains("gnp.exe"), "{}", out.stdout);
+
+    let out = oy.run(&["tool", "list", "--json"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_terminal_safe("tool list --json", &out.stdout);
+    let value: Value = serde_json::from_str(&out.stdout).unwrap();
+    let output = value["output"].as_str().unwrap();
+    assert!(output.contains("\u{202e}gnp.exe"), "{output:?}");
 }

@@ -206,3 +206,56 @@ impl ModelsServer {
             .map_or(0, |requests| requests.len())
     }
 }
+
+// ---- terminal safety: names that try to take over the terminal ----
+
+/// A file name that tries every trick on a terminal: an OSC window title
+/// ended by BEL, a screen clear, a one-character CSI (U+009B), a
+/// right-to-left override, and a newline that would forge a line.
+pub const HOSTILE_NAME: &str = "evil\x1b]0;pwned\x07\x1b[2J\u{9b}31m\u{202e}gnp.exe\nforged line";
+
+impl Oy {
+    /// The same sandbox, with the workspace root moved into a directory
+    /// named [`HOSTILE_NAME`].
+    pub fn with_hostile_root(mut self) -> Self {
+        self.root = self.root.join(HOSTILE_NAME);
+        fs::create_dir_all(&self.root).unwrap();
+        self
+    }
+}
+
+/// Fails when `text` (what `what` printed) holds anything a terminal
+/// would act on, or a line forged by a newline in a name.
+pub fn assert_terminal_safe(what: &str, text: &str) {
+    for bad in ['\x1b', '\x07', '\u{9b}', '\u{202e}'] {
+        assert!(!text.contains(bad), "{what} printed {bad:?}: {text:?}");
+    }
+    assert!(
+        !text.lines().any(|line| line.starts_with("forged line")),
+        "{what} printed a forged line: {text:?}"
+    );
+}
+
+// ---- oy's data and config directories are private ----
+
+/// Fails unless every directory under `top` (and `top` itself) is mode
+/// 0700 and every file 0600.
+pub fn assert_private_tree(top: &std::path::Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let mut loose = Vec::new();
+    let mut pending = vec![top.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let meta = fs::symlink_metadata(&path).unwrap();
+        let mode = meta.permissions().mode() & 0o7777;
+        let want = if meta.is_dir() { 0o700 } else { 0o600 };
+        if mode != want {
+            loose.push(format!("{} {mode:o}", path.display()));
+        }
+        if meta.is_dir() {
+            for entry in fs::read_dir(&path).unwrap() {
+                pending.push(entry.unwrap().path());
+            }
+        }
+    }
+    assert!(loose.is_empty(), "not private: {loose:#?}");
+}
