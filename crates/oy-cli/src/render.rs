@@ -227,7 +227,7 @@ impl AgentEventSink for Renderer {
         match self.output {
             Output::Human => self.human(event),
             Output::Json => {
-                if let Ok(line) = serde_json::to_string(event) {
+                if let Ok(line) = crate::json_text::json_text(event, false) {
                     let mut stdout = std::io::stdout().lock();
                     let _ = writeln!(stdout, "{line}");
                     let _ = stdout.flush();
