@@ -23,7 +23,7 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 const CURSOR_REPORT: &[u8] = b"\x1b[1;1R";
 
 /// A running `oy chat` on a pseudo-terminal.
-struct Chat {
+pub(crate) struct Chat {
     child: Box<dyn Child + Send + Sync>,
     writer: Arc<Mutex<Box<dyn Write + Send>>>,
     output: Arc<Mutex<Vec<u8>>>,
@@ -33,7 +33,7 @@ struct Chat {
 }
 
 impl Chat {
-    fn start(oy: &Oy, mock: &MockModel, args: &[&str]) -> Self {
+    pub(crate) fn start(oy: &Oy, mock: &MockModel, args: &[&str]) -> Self {
         let pair = native_pty_system()
             .openpty(PtySize {
                 rows: 50,
@@ -110,14 +110,14 @@ impl Chat {
     }
 
     /// Everything shown so far, without terminal escape sequences.
-    fn screen(&self) -> String {
+    pub(crate) fn screen(&self) -> String {
         let bytes = self.output.lock().unwrap().clone();
         clean(&String::from_utf8_lossy(&bytes))
     }
 
     /// Waits until `needle` appears after what was matched before, and
     /// moves past it.
-    fn expect(&mut self, needle: &str) {
+    pub(crate) fn expect(&mut self, needle: &str) {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             let screen = self.screen();
@@ -148,25 +148,25 @@ impl Chat {
     }
 
     /// Waits for the input prompt.
-    fn prompt(&mut self) {
+    pub(crate) fn prompt(&mut self) {
         self.expect("› ");
     }
 
-    fn send(&mut self, bytes: &str) {
+    pub(crate) fn send(&mut self, bytes: &str) {
         let mut writer = self.writer.lock().unwrap();
         writer.write_all(bytes.as_bytes()).unwrap();
         writer.flush().unwrap();
     }
 
     /// Types a line at the prompt and presses Enter.
-    fn line(&mut self, text: &str) {
+    pub(crate) fn line(&mut self, text: &str) {
         self.prompt();
         self.send(text);
         self.send("\r");
     }
 
     /// Waits for oy to exit and returns its exit code.
-    fn wait(&mut self) -> u32 {
+    pub(crate) fn wait(&mut self) -> u32 {
         let deadline = Instant::now() + TIMEOUT;
         loop {
             if let Some(status) = self.child.try_wait().unwrap() {

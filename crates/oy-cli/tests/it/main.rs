@@ -12,6 +12,7 @@
 mod mock_model;
 mod support;
 
+mod cli_approval;
 mod cli_audit;
 mod cli_chat;
 mod cli_completions;

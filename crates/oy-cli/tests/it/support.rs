@@ -259,3 +259,48 @@ pub fn assert_private_tree(top: &std::path::Path) {
     }
     assert!(loose.is_empty(), "not private: {loose:#?}");
 }
+
+/// Runs `oy tool TOOL ARGS FLAGS… --root ROOT` as uid/gid 65534 through
+/// `setpriv` (the tree is handed to that user first), when this test runs
+/// as root and `setpriv` exists; `None`, with the reason printed,
+/// otherwise.
+#[expect(
+    clippy::print_stdout,
+    reason = "a test skipped for the machine says why"
+)]
+pub fn tool_as_nobody(oy: &Oy, tool: &str, args: &str, flags: &[&str]) -> Option<Run> {
+    use std::os::unix::fs::PermissionsExt;
+    let root_user = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&root_user.stdout).trim() != "0"
+        || Command::new("setpriv").arg("--version").output().is_err()
+    {
+        println!("skipped: needs root and setpriv to run oy as another user");
+        return None;
+    }
+    let base = oy.root.parent().unwrap();
+    let status = Command::new("chown")
+        .args(["-R", "65534:65534"])
+        .arg(base)
+        .status()
+        .unwrap();
+    assert!(status.success());
+    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).unwrap();
+    let output = Command::new("setpriv")
+        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_oy"))
+        .args(["tool", tool, args])
+        .args(flags)
+        .arg("--root")
+        .arg(&oy.root)
+        .env("HOME", base.join("home"))
+        .env("XDG_DATA_HOME", &oy.data)
+        .env("XDG_CONFIG_HOME", base.join("config"))
+        .env("OY_NON_INTERACTIVE", "1")
+        .output()
+        .unwrap();
+    Some(Run {
+        code: output.status.code().unwrap_or(-1),
+        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+    })
+}
