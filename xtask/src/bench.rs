@@ -1,5 +1,6 @@
-//! `cargo xtask bench`: the in-process benchmarks, then a whole-process
-//! comparison of oy's `search`/`list` against `rg` on the same tree.
+//! `cargo xtask bench`: the in-process benchmarks (`search` and `patch`),
+//! then a whole-process comparison of oy's `search`/`list` against `rg` on
+//! the same tree.
 //!
 //! xtask depends on no oy crate, so the oy side of the comparison is the
 //! `search_tree` example of oy-tools (it runs the real tools through the
@@ -19,14 +20,19 @@ const RUNS: usize = 7;
 /// The goal from the issue: oy within this factor of ripgrep.
 const GOAL_RATIO: f64 = 1.2;
 
-/// Runs the benchmarks; `divan_args` go to the bench binary after `--`.
+/// The in-process divan benchmarks of oy-tools, run in this order.
+const DIVAN_BENCHES: [&str; 2] = ["search", "patch"];
+
+/// Runs the benchmarks; `divan_args` go to each bench binary after `--`.
 pub(crate) fn bench(divan_args: &[String]) -> Result<()> {
-    let mut divan = cargo();
-    divan.args(["bench", "-p", "oy-tools", "--bench", "search"]);
-    if !divan_args.is_empty() {
-        divan.arg("--").args(divan_args);
+    for name in DIVAN_BENCHES {
+        let mut divan = cargo();
+        divan.args(["bench", "-p", "oy-tools", "--bench", name]);
+        if !divan_args.is_empty() {
+            divan.arg("--").args(divan_args);
+        }
+        run(&format!("cargo bench -p oy-tools --bench {name}"), divan)?;
     }
-    run("cargo bench -p oy-tools --bench search", divan)?;
 
     let mut build = cargo();
     build.args([

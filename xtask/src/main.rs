@@ -31,11 +31,13 @@ commands:
            --check, fail when it is stale)
   bench [-- DIVAN_ARGS]
            cargo bench -p oy-tools --bench search (search and list through
-           the registry on a generated ~30,000-file tree under the temp dir),
-           then, when rg is on PATH, times oy-tools' search_tree example
-           against rg / rg --files on the same tree (median of 7 runs) and
-           prints `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and
-           skips the comparison; then `bench agent`, `bench audit` and
+           the registry on a generated ~30,000-file tree under the temp dir)
+           and --bench patch (a 3-hunk diff on a 5,000-line file, and hunks
+           of blank context on a file of 200,000 blank lines), then, when rg
+           is on PATH, times oy-tools' search_tree example against rg /
+           rg --files on the same tree (median of 7 runs) and prints
+           `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and skips
+           the comparison; then `bench agent`, `bench audit` and
            `bench sandbox`
   bench agent
            only the whole-process agent benchmark: `oy run` on a 10-step

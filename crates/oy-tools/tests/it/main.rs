@@ -18,6 +18,7 @@ mod tools_exec;
 mod tools_files;
 mod tools_limit;
 mod tools_patch;
+mod tools_patch_cost;
 mod tools_policy;
 mod tools_protected;
 mod tools_pty;

@@ -1,7 +1,11 @@
 //! Matching hunks against a file's lines and applying them, as pure
 //! functions: exact context first, then ignoring trailing whitespace; the
-//! file's line endings, BOM and missing final newline are kept.
+//! file's line endings, BOM and missing final newline are kept. Finding
+//! where a hunk goes has a bounded cost (see `index.rs`).
 
+mod index;
+
+use self::index::{Index, OverBudget, Prefer, Tier, WORK_BUDGET, Work};
 use super::parse::{Hunk, HunkLine, clip};
 use crate::error::ToolError;
 
@@ -110,22 +114,6 @@ impl Doc {
     }
 }
 
-/// How a hunk's old side was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Tier {
-    Exact,
-    IgnoringTrailingWhitespace,
-}
-
-impl Tier {
-    fn same(self, file: &str, hunk: &str) -> bool {
-        match self {
-            Self::Exact => file == hunk,
-            Self::IgnoringTrailingWhitespace => file.trim_end() == hunk.trim_end(),
-        }
-    }
-}
-
 /// A successful application.
 #[derive(Debug)]
 pub(crate) struct Applied {
@@ -142,12 +130,23 @@ pub(crate) struct Applied {
 /// Applies `hunks` (in file order, not overlapping) to `doc`. Every hunk
 /// is located in the original text before anything is assembled.
 pub(crate) fn apply(doc: &Doc, hunks: &[Hunk], path: &str) -> Result<Applied, ToolError> {
+    apply_within(doc, hunks, path, &mut Work::new(WORK_BUDGET))
+}
+
+/// [`apply`], spending at most `work`'s budget on locating hunks.
+fn apply_within(
+    doc: &Doc,
+    hunks: &[Hunk],
+    path: &str,
+    work: &mut Work,
+) -> Result<Applied, ToolError> {
+    let index = Index::new(doc.lines.iter().map(|l| l.text.as_str()).collect());
     let mut placed = Vec::with_capacity(hunks.len());
     let mut lenient = Vec::new();
     let mut from = 0;
     for hunk in hunks {
         let old = old_side(doc, hunk);
-        let (at, tier) = locate(doc, hunk, &old, from).map_err(|miss| miss.error(path))?;
+        let (at, tier) = locate(&index, hunk, &old, from, work).map_err(|miss| miss.error(path))?;
         if tier == Tier::IgnoringTrailingWhitespace {
             lenient.push(hunk.ordinal);
         }
@@ -229,28 +228,24 @@ fn without_bom<'t>(doc: &Doc, text: &'t str) -> &'t str {
     }
 }
 
-fn matches_at(doc: &Doc, at: usize, old: &[&str], tier: Tier) -> bool {
-    doc.lines
-        .get(at..at + old.len())
-        .is_some_and(|window| window.iter().zip(old).all(|(l, h)| tier.same(&l.text, h)))
-}
-
 /// Where the old side of `hunk` starts, at or after line `from`.
-fn locate(doc: &Doc, hunk: &Hunk, old: &[&str], from: usize) -> Result<(usize, Tier), Miss> {
-    let n = doc.lines.len();
+fn locate(
+    index: &Index<'_>,
+    hunk: &Hunk,
+    old: &[&str],
+    from: usize,
+    work: &mut Work,
+) -> Result<(usize, Tier), Miss> {
+    let over = |_: OverBudget| Miss::new(hunk, Problem::OverBudget);
+    let n = index.len();
     let mut start = from;
     for anchor in &hunk.anchors {
-        let find = |same: &dyn Fn(&str) -> bool| {
-            (start..n).find(|&i| doc.lines.get(i).is_some_and(|l| same(&l.text)))
-        };
-        let found = find(&|line| line == anchor).or_else(|| find(&|line| line.trim() == anchor));
-        match found {
+        match index.anchor(anchor, start, work).map_err(over)? {
             Some(at) => start = at + 1,
             None => return Err(Miss::new(hunk, Problem::Anchor(anchor.clone(), start))),
         }
     }
-    let m = old.len();
-    if m == 0 {
+    if old.is_empty() {
         let at = if hunk.at_eof {
             n
         } else if let Some(hint) = hunk.hint {
@@ -262,34 +257,39 @@ fn locate(doc: &Doc, hunk: &Hunk, old: &[&str], from: usize) -> Result<(usize, T
         };
         return Ok((at, Tier::Exact));
     }
-    let last_start = n.checked_sub(m);
-    let candidates = |tier: Tier, lo: usize| -> Vec<usize> {
-        let Some(last) = last_start else {
-            return Vec::new();
-        };
-        let range = if hunk.at_eof { last..=last } else { lo..=last };
-        range
-            .filter(|&at| at >= lo && matches_at(doc, at, old, tier))
-            .collect()
+    let prefer = match hunk.hint {
+        _ if hunk.at_eof => Prefer::AtEnd,
+        Some(hint) => Prefer::Closest(hint),
+        None => Prefer::First,
     };
     for tier in [Tier::Exact, Tier::IgnoringTrailingWhitespace] {
-        let found = candidates(tier, start);
-        let best = match hunk.hint {
-            Some(hint) => found.iter().copied().min_by_key(|&at| at.abs_diff(hint)),
-            None => found.first().copied(),
-        };
-        if let Some(at) = best {
+        if let Some(at) = index
+            .find(tier, old, start..usize::MAX, prefer, work)
+            .map_err(over)?
+        {
             return Ok((at, tier));
         }
     }
-    // Why not: out of order, not at the end, or simply different.
-    let anywhere =
-        |tier| last_start.and_then(|last| (0..=last).find(|&at| matches_at(doc, at, old, tier)));
-    let elsewhere = anywhere(Tier::Exact).or_else(|| anywhere(Tier::IgnoringTrailingWhitespace));
+    // Why not: out of order, not at the end, or simply different. Without
+    // `at_eof` every start from `start` on was just tried in both tiers.
+    let before = if hunk.at_eof { usize::MAX } else { start };
+    let mut elsewhere = None;
+    for tier in [Tier::Exact, Tier::IgnoringTrailingWhitespace] {
+        elsewhere = index
+            .find(tier, old, 0..before, Prefer::First, work)
+            .map_err(over)?;
+        if elsewhere.is_some() {
+            break;
+        }
+    }
     let problem = match elsewhere {
         Some(at) if at < start => Problem::BeforePrevious { at, start },
         Some(at) if hunk.at_eof => Problem::NotAtEnd { at },
-        _ => Problem::Differs(nearest(doc, old, hunk.hint.unwrap_or(start)).map(Box::new)),
+        _ => {
+            let target = hunk.hint.unwrap_or(start);
+            let window = nearest(index, old, target, work).map_err(over)?;
+            Problem::Differs(window.map(Box::new))
+        }
     };
     Err(Miss::new(hunk, problem))
 }
@@ -307,40 +307,34 @@ struct Window {
     file_len: usize,
 }
 
-fn nearest(doc: &Doc, old: &[&str], target: usize) -> Option<Window> {
-    let n = doc.lines.len();
+fn nearest(
+    index: &Index<'_>,
+    old: &[&str],
+    target: usize,
+    work: &mut Work,
+) -> Result<Option<Window>, OverBudget> {
+    let n = index.len();
     let span = old.len().min(n);
     if span == 0 {
-        return None;
+        return Ok(None);
     }
-    let score = |at: usize| -> usize {
-        doc.lines
-            .get(at..at + span)
-            .unwrap_or_default()
-            .iter()
-            .zip(old)
-            .filter(|(l, h)| l.text.trim() == h.trim())
-            .count()
+    let Some((at, score)) = index.nearest(old, span, target, work)? else {
+        return Ok(None);
     };
-    let at = (0..=n - span).max_by(|&a, &b| {
-        score(a)
-            .cmp(&score(b))
-            .then_with(|| b.abs_diff(target).cmp(&a.abs_diff(target)))
-    })?;
-    let window = doc.lines.get(at..at + span).unwrap_or_default();
+    let window = index.window(at, span);
     let marks: Vec<(usize, char, String, &str)> = window
         .iter()
         .zip(old)
         .enumerate()
         .map(|(i, (line, hunk))| {
-            let mark = if line.text == *hunk {
+            let mark = if line == hunk {
                 ' '
-            } else if line.text.trim() == hunk.trim() {
+            } else if line.trim() == hunk.trim() {
                 '~'
             } else {
                 '!'
             };
-            (at + i + 1, mark, line.text.clone(), *hunk)
+            (at + i + 1, mark, (*line).to_owned(), *hunk)
         })
         .collect();
     let first = marks.iter().position(|(_, mark, _, _)| *mark != ' ');
@@ -356,22 +350,29 @@ fn nearest(doc: &Doc, old: &[&str], target: usize) -> Option<Window> {
         .take(MAX_SHOWN_LINES)
         .map(|(no, mark, text, _)| (no, mark, text))
         .collect();
-    Some(Window {
+    Ok(Some(Window {
         at,
-        score: score(at),
+        score,
         shown,
         first_difference,
         old_len: old.len(),
         file_len: n,
-    })
+    }))
 }
 
 #[derive(Debug)]
 enum Problem {
     Anchor(String, usize),
-    BeforePrevious { at: usize, start: usize },
-    NotAtEnd { at: usize },
+    BeforePrevious {
+        at: usize,
+        start: usize,
+    },
+    NotAtEnd {
+        at: usize,
+    },
     Differs(Option<Box<Window>>),
+    /// Locating it would cost more than [`WORK_BUDGET`].
+    OverBudget,
 }
 
 /// A hunk that could not be placed, and why.
@@ -437,6 +438,15 @@ impl Miss {
             Problem::Differs(Some(window)) => {
                 ToolError::failed(format!("{head}\n{}", describe(&window, path)), reread)
             }
+            Problem::OverBudget => ToolError::failed(
+                format!(
+                    "hunk {} (`{}`) of {path} is too ambiguous to place cheaply: its lines are so common in {path} that finding where it goes would take more than {WORK_BUDGET} line comparisons; nothing was changed",
+                    self.ordinal, self.label
+                ),
+                format!(
+                    "give the hunk a place of its own: add ' ' context lines that occur once in {path}, or an `@@ line` anchor naming a unique line above it (such as the enclosing function's signature); or use `replace` for a small edit or `write` to rewrite {path} whole"
+                ),
+            ),
         }
     }
 }
@@ -477,3 +487,6 @@ fn describe(window: &Window, path: &str) -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests;
