@@ -98,9 +98,10 @@ impl Tool for PatchTool {
                 })
                 .collect::<Vec<_>>(),
         )?;
+        let mut work = apply::patch_budget();
         let plans = files
             .iter()
-            .map(|file| plan(ws, file))
+            .map(|file| plan(ws, file, &mut work))
             .collect::<Result<Vec<_>, _>>()?;
         check_distinct(ws, &plans)?;
         call.authorize(effect, with_reason(summary(&plans), why.as_deref()), || {
@@ -235,7 +236,7 @@ impl Plan {
 }
 
 /// Validates one section against the workspace and computes its result.
-fn plan(ws: &Workspace, file: &FilePatch) -> Result<Plan, ToolError> {
+fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan, ToolError> {
     let path = resolve(ws, &file.path, &file.header)?;
     let shown = path.to_text();
     match file.action {
@@ -252,7 +253,7 @@ fn plan(ws: &Workspace, file: &FilePatch) -> Result<Plan, ToolError> {
                 ));
             }
             absent(ws, &path, &file.header)?;
-            let applied = apply::apply(&Doc::empty(), &file.hunks, &shown)?;
+            let applied = apply::apply_within(&Doc::empty(), &file.hunks, &shown, work)?;
             let text = applied.doc.render();
             Ok(Plan {
                 step: Step::Create {
@@ -267,7 +268,7 @@ fn plan(ws: &Workspace, file: &FilePatch) -> Result<Plan, ToolError> {
         }
         Action::Update => {
             let (old_bytes, old_text) = read_existing(ws, &path, "update", &file.header)?;
-            let applied = apply::apply(&Doc::parse(&old_text), &file.hunks, &shown)?;
+            let applied = apply::apply_within(&Doc::parse(&old_text), &file.hunks, &shown, work)?;
             let new_text = applied.doc.render();
             let step = match &file.move_to {
                 None => Step::Replace {
@@ -313,7 +314,7 @@ fn plan(ws: &Workspace, file: &FilePatch) -> Result<Plan, ToolError> {
             let removed = if file.hunks.is_empty() {
                 doc.line_count()
             } else {
-                let applied = apply::apply(&doc, &file.hunks, &shown)?;
+                let applied = apply::apply_within(&doc, &file.hunks, &shown, work)?;
                 let left = applied.doc.line_count();
                 if left > 0 {
                     return Err(ToolError::failed(

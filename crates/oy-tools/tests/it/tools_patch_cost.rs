@@ -114,3 +114,39 @@ fn a_hunk_of_blank_lines_on_a_file_of_blank_lines_answers_at_once() {
     assert!(placed.ok, "{}", placed.text);
     assert_eq!(env.read("blank.txt").find('x'), Some(4 + 2_000));
 }
+
+/// The first `hunks` of [`diff`] for `path`, all claiming the file's end.
+fn wrong_hunks(lines: &[&str], path: &str, hunks: usize) -> String {
+    let whole = diff(lines, |_| LINES).replace("ab.txt", path);
+    let mut sections = whole.split("@@ -").collect::<Vec<_>>();
+    sections.truncate(hunks + 1);
+    sections.join("@@ -")
+}
+
+#[test]
+fn the_work_budget_is_the_whole_patch_s_not_each_file_s() {
+    // 25 such hunks fit one file's worth of budget; three files of them
+    // must not get three budgets.
+    let env = Env::new(Mode::AcceptEdits);
+    let lines = two_letter_lines();
+    let text = file_text(&lines);
+    env.file("zero.txt", &text)
+        .file("one.txt", &text)
+        .file("two.txt", &text)
+        .file("three.txt", &text);
+    let alone = patch(&env, &wrong_hunks(&lines, "zero.txt", 25));
+    assert!(alone.ok, "{}", alone.text);
+    let together = patch(
+        &env,
+        &format!(
+            "{}{}{}",
+            wrong_hunks(&lines, "one.txt", 25),
+            wrong_hunks(&lines, "two.txt", 25),
+            wrong_hunks(&lines, "three.txt", 25)
+        ),
+    );
+    assert_tool_error(&together, "is too ambiguous to place cheaply");
+    for name in ["one.txt", "two.txt", "three.txt"] {
+        assert_eq!(env.read(name), text, "{name}");
+    }
+}

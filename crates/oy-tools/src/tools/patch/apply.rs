@@ -5,7 +5,8 @@
 
 mod index;
 
-use self::index::{Index, OverBudget, Prefer, Tier, WORK_BUDGET, Work};
+pub(crate) use self::index::Work;
+use self::index::{Index, OverBudget, Prefer, Tier, WORK_BUDGET};
 use super::parse::{Hunk, HunkLine, clip};
 use crate::error::ToolError;
 
@@ -127,14 +128,16 @@ pub(crate) struct Applied {
     pub(crate) lenient: Vec<usize>,
 }
 
-/// Applies `hunks` (in file order, not overlapping) to `doc`. Every hunk
-/// is located in the original text before anything is assembled.
-pub(crate) fn apply(doc: &Doc, hunks: &[Hunk], path: &str) -> Result<Applied, ToolError> {
-    apply_within(doc, hunks, path, &mut Work::new(WORK_BUDGET))
+/// The matching budget of one whole patch: every file of it draws on the
+/// same one, so many sections cannot multiply the bound.
+pub(crate) fn patch_budget() -> Work {
+    Work::new(WORK_BUDGET)
 }
 
-/// [`apply`], spending at most `work`'s budget on locating hunks.
-fn apply_within(
+/// Applies `hunks` (in file order, not overlapping) to `doc`, spending at
+/// most `work`'s budget on locating them. Every hunk is located in the
+/// original text before anything is assembled.
+pub(crate) fn apply_within(
     doc: &Doc,
     hunks: &[Hunk],
     path: &str,

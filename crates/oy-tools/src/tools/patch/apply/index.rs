@@ -55,7 +55,7 @@ impl Tier {
 
 /// The work spent so far, and how much may be spent.
 #[derive(Debug)]
-pub(super) struct Work {
+pub(crate) struct Work {
     spent: u64,
     limit: u64,
 }
