@@ -496,7 +496,6 @@ fn is_interactive() -> bool {
     !forced_off && std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
 }
 
-/// `$VAR/oy` when `VAR` is an absolute path, else `$HOME/FALLBACK/oy`.
 /// The sandbox from the setting and the values it needs from the
 /// environment: the home directory, toolchain variables, the system's
 /// temporary directory, and this program as the launcher.
@@ -533,6 +532,7 @@ fn resolve_sandbox(
     }))
 }
 
+/// `$VAR/oy` when `VAR` is an absolute path, else `$HOME/FALLBACK/oy`.
 fn xdg_dir(var: &str, fallback: &str) -> Option<PathBuf> {
     let base = std::env::var_os(var)
         .filter(|dir| !dir.is_empty())

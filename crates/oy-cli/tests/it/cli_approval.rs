@@ -233,3 +233,62 @@ fn a_read_only_file_is_refused_as_the_shell_would_refuse_it() {
     assert_eq!(allowed.code, 0, "{}{}", allowed.stdout, allowed.stderr);
     assert_eq!(oy.read("open.txt"), "changed\n");
 }
+
+#[test]
+fn with_the_home_directory_as_root_oy_cannot_raise_its_own_privileges() {
+    let oy = Oy::new();
+    oy.file(".config/oy/config.toml", "mode = \"default\"\n")
+        .file(".gitconfig", "[user]\n\tname = me\n");
+    let root = oy.root.display().to_string();
+    let config_home = oy.root.join(".config").display().to_string();
+    let data_home = oy.root.join(".local/share").display().to_string();
+    let envs = [
+        ("HOME", root.as_str()),
+        ("XDG_CONFIG_HOME", config_home.as_str()),
+        ("XDG_DATA_HOME", data_home.as_str()),
+    ];
+    let write = |path: &str, content: &str| {
+        serde_json::json!({"path": path, "content": content}).to_string()
+    };
+    for (path, content) in [
+        (".config/oy/config.toml", "mode = \"auto-approve\"\n"),
+        (".config/oy/tools.json", "{\"tools\": []}\n"),
+        (".local/share/oy/trusted", "x\n"),
+    ] {
+        let out = oy.run_clean(
+            &[
+                "tool",
+                "write",
+                &write(path, content),
+                "--mode",
+                "auto",
+                "--root",
+                &root,
+            ],
+            &envs,
+        );
+        assert_eq!(out.code, 1, "{path}: {}{}", out.stdout, out.stderr);
+        assert!(out.stdout.contains("refusing to"), "{path}: {}", out.stdout);
+    }
+    assert_eq!(oy.read(".config/oy/config.toml"), "mode = \"default\"\n");
+    // In accept-edits, a change to ~/.gitconfig asks as a command would.
+    let out = oy.run_clean(
+        &[
+            "tool",
+            "write",
+            &write(".gitconfig", "[core]\n\tfsmonitor = id\n"),
+            "--mode",
+            "edit",
+            "--root",
+            &root,
+        ],
+        &envs,
+    );
+    assert_eq!(out.code, 1, "{}{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout.contains("needs the command approval"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(oy.read(".gitconfig"), "[user]\n\tname = me\n");
+}
