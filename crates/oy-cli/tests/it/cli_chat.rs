@@ -403,7 +403,7 @@ fn a_denied_approval_shows_the_diff_and_writes_nothing() {
     chat.line("create new.txt");
     chat.expect("+first line");
     chat.expect("+second line");
-    chat.expect("[y/N]");
+    chat.expect("Allow? [y/N");
     chat.send("n\r");
     chat.expect("not approved");
     chat.prompt();
@@ -425,7 +425,7 @@ fn an_approved_write_lands() {
     );
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("create new.txt");
-    chat.expect("[y/N]");
+    chat.expect("Allow? [y/N");
     chat.send("y\r");
     chat.expect("Wrote it.");
     assert_eq!(oy.read("new.txt"), "approved\n");
