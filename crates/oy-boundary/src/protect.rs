@@ -8,7 +8,7 @@
 //!
 //! Protections only grow: [`Workspace::protect`] adds, nothing removes.
 
-use std::ffi::OsStr;
+use std::ffi::{OsStr, OsString};
 use std::path::{Component, Path, PathBuf};
 use std::sync::PoisonError;
 
@@ -66,13 +66,18 @@ impl Protection {
     }
 
     /// Why `host` (absolute, symlink-free) is protected, if it is; `inside`
-    /// is its part below the root, when it lies inside.
-    fn why(&self, host: &Path, inside: Option<&Path>) -> Option<String> {
-        let components = inside.unwrap_or(host).components();
-        for component in components {
-            let Component::Normal(part) = component else {
-                continue;
-            };
+    /// is its part below the root, when it lies inside; `walked` are the
+    /// names resolution went through to get there (links included).
+    fn why(&self, host: &Path, inside: Option<&Path>, walked: &[OsString]) -> Option<String> {
+        let components =
+            inside
+                .unwrap_or(host)
+                .components()
+                .filter_map(|component| match component {
+                    Component::Normal(part) => Some(part),
+                    _ => None,
+                });
+        for part in components.chain(walked.iter().map(OsString::as_os_str)) {
             let part = folded(part);
             if let Some((_, why)) = self.names.iter().find(|(name, _)| *name == part) {
                 return Some(why.clone());
@@ -142,8 +147,8 @@ impl Workspace {
         } else {
             Follow::NotFinal
         };
-        let rel = self.resolve(path, follow)?;
-        Ok(self.why_protected(&rel, false))
+        let (rel, walked) = self.resolve_walked(path, follow)?;
+        Ok(self.why_protected(&rel, &walked, false))
     }
 
     /// `path` with every link resolved (the final one only when
@@ -178,7 +183,7 @@ impl Workspace {
         operation: &'static str,
         whole_tree: bool,
     ) -> Result<()> {
-        match self.why_protected(&target.rel, whole_tree) {
+        match self.why_protected(&target.rel, &target.walked, whole_tree) {
             None => Ok(()),
             Some(why) => Err(BoundaryError::Protected {
                 path: target.shown.clone(),
@@ -196,7 +201,7 @@ impl Workspace {
         target: &Target<'_>,
         operation: &'static str,
     ) -> Result<()> {
-        match self.why_protected(rel, false) {
+        match self.why_protected(rel, &[], false) {
             None => Ok(()),
             Some(why) => {
                 let beneath = rel.strip_prefix(&target.rel).unwrap_or(rel);
@@ -209,7 +214,7 @@ impl Workspace {
         }
     }
 
-    fn why_protected(&self, rel: &Path, whole_tree: bool) -> Option<String> {
+    fn why_protected(&self, rel: &Path, walked: &[OsString], whole_tree: bool) -> Option<String> {
         let host = self.host_of_rel(rel);
         let inside = host.strip_prefix(&self.anchor.canonical_root).ok();
         let protection = self
@@ -217,7 +222,7 @@ impl Workspace {
             .read()
             .unwrap_or_else(PoisonError::into_inner);
         protection
-            .why(&host, inside)
+            .why(&host, inside, walked)
             .or_else(|| whole_tree.then(|| protection.holds(&host)).flatten())
     }
 
@@ -255,14 +260,29 @@ mod tests {
         let protection = Protection::new()
             .name(".git", "git")
             .dir("/w/.repo", "gitdir");
-        assert!(protection.why(Path::new("/w/.repo/config"), None).is_some());
-        assert!(protection.why(Path::new("/w/.repository"), None).is_none());
+        assert!(
+            protection
+                .why(Path::new("/w/.repo/config"), None, &[])
+                .is_some()
+        );
+        assert!(
+            protection
+                .why(Path::new("/w/.repository"), None, &[])
+                .is_none()
+        );
         assert!(protection.holds(Path::new("/w")).is_some());
         assert!(protection.holds(Path::new("/w/.repo")).is_none());
         let inside = Path::new("sub/.GIT/hooks/pre-commit");
         assert!(
             protection
-                .why(Path::new("/w/sub/.GIT/hooks/pre-commit"), Some(inside))
+                .why(Path::new("/w/sub/.GIT/hooks/pre-commit"), Some(inside), &[])
+                .is_some()
+        );
+        // A link named `.git` to a directory of another name.
+        let walked = [OsString::from(".git"), OsString::from("gitstore")];
+        assert!(
+            protection
+                .why(Path::new("/w/gitstore/config"), None, &walked)
                 .is_some()
         );
     }

@@ -28,20 +28,21 @@ impl Workspace {
         if kind == FileKind::Directory && recursive {
             self.refuse_protected_beneath(&target)?;
         }
+        // The parent is opened without following any link, and the entry
+        // removed by its one name in it: a directory swapped for a link
+        // (into `.git`, say) since the checks makes this fail instead of
+        // removing something there.
+        let (parent, name) = self.parent_dir(&target, "remove")?;
         match kind {
-            FileKind::Directory if recursive => self.dir.remove_dir_all(rel),
-            FileKind::Directory => self.dir.remove_dir(rel),
+            FileKind::Directory if recursive => parent.remove_dir_all(name),
+            FileKind::Directory => parent.remove_dir(name),
             // Files, symlinks (the link itself), FIFOs, sockets, devices.
-            _ => self.dir.remove_file(rel),
+            _ => parent.remove_file(name),
         }
         .map_err(io_err)?;
         // The entry is gone: syncing its directory is best effort (see
-        // `sync_dir_after_commit`), and so is opening it for that.
-        if let Some(parent) = rel.parent()
-            && let Ok(parent) = self.dir.open_dir(cap_rel(parent))
-        {
-            sync_dir_after_commit(&parent);
-        }
+        // `sync_dir_after_commit`).
+        sync_dir_after_commit(&parent);
         Ok(kind)
     }
 

@@ -57,6 +57,10 @@ pub(crate) struct Target<'p> {
     pub(crate) follow: Follow,
     /// Capability-relative and symlink-free.
     pub(crate) rel: PathBuf,
+    /// Every name the resolution walked: the caller's components and the
+    /// components of each link target followed (a link named `.git` that
+    /// points elsewhere is still `.git` to git).
+    pub(crate) walked: Vec<OsString>,
     /// The caller's path as text, for errors.
     pub(crate) shown: String,
 }
@@ -64,11 +68,12 @@ pub(crate) struct Target<'p> {
 impl Workspace {
     /// Resolves `path` for an operation; see [`Self::resolve`].
     pub(crate) fn target<'p>(&self, path: &'p WorkspacePath, follow: Follow) -> Result<Target<'p>> {
-        let rel = self.resolve(path, follow)?;
+        let (rel, walked) = self.resolve_walked(path, follow)?;
         Ok(Target {
             path,
             follow,
             rel,
+            walked,
             shown: path.to_text(),
         })
     }
@@ -117,6 +122,16 @@ impl Workspace {
     /// A path that [`WorkspacePath::names_directory`] must end at a
     /// directory (or at nothing yet).
     pub(crate) fn resolve(&self, path: &WorkspacePath, follow: Follow) -> Result<PathBuf> {
+        self.resolve_walked(path, follow).map(|(rel, _)| rel)
+    }
+
+    /// [`Self::resolve`], and every name the walk went through (see
+    /// [`Target::walked`]).
+    pub(crate) fn resolve_walked(
+        &self,
+        path: &WorkspacePath,
+        follow: Follow,
+    ) -> Result<(PathBuf, Vec<OsString>)> {
         let shown = path.to_text();
         if path.workspace != self.anchor.id {
             return Err(BoundaryError::ForeignPath { path: shown });
@@ -139,7 +154,7 @@ impl Workspace {
         path: &WorkspacePath,
         follow: Follow,
         shown: &str,
-    ) -> Result<PathBuf, Stop> {
+    ) -> Result<(PathBuf, Vec<OsString>), Stop> {
         let shown = || shown.to_owned();
         // Components still to walk, last component at the bottom of the stack.
         let mut pending: Vec<OsString> = components_reversed(&path.base_rel);
@@ -150,7 +165,11 @@ impl Workspace {
         // Whether `done` is known to be a directory (the capability root is).
         let mut done_is_dir = true;
         let mut last_link: Option<(PathBuf, PathBuf)> = None;
+        let mut walked: Vec<OsString> = Vec::new();
         while let Some(name) = pending.pop() {
+            if name != "." && name != ".." {
+                walked.push(name.clone());
+            }
             if name == "." {
                 // From a link target (`file.txt/.`, `file.txt/`): ENOTDIR
                 // after anything but a directory.
@@ -234,7 +253,7 @@ impl Workspace {
         if path.names_directory() && !missing {
             self.require_directory(&done, shown())?;
         }
-        Ok(done)
+        Ok((done, walked))
     }
 
     /// A trailing `/` means a directory: anything else there (a file, or a

@@ -36,8 +36,6 @@ pub struct ToolContext {
     next_call: std::sync::atomic::AtomicU64,
     /// What every child process runs under.
     sandbox: Arc<Sandbox>,
-    /// Absolute directories on the child's `PATH`, canonical (made once).
-    child_path_dirs: std::sync::OnceLock<Vec<std::path::PathBuf>>,
     /// The shell, found once (see [`Self::shell`]).
     shell: std::sync::OnceLock<std::ffi::OsString>,
     /// Live `exec_command` sessions; dropping the context kills them all.
@@ -71,7 +69,6 @@ impl ToolContext {
             cancel: CancelToken::new(),
             next_call: std::sync::atomic::AtomicU64::new(1),
             sandbox: Arc::new(Sandbox::default()),
-            child_path_dirs: std::sync::OnceLock::new(),
             shell: std::sync::OnceLock::new(),
             pty_sessions: PtySessions::default(),
         }
@@ -114,22 +111,21 @@ impl ToolContext {
             .clone()
     }
 
-    /// Canonical absolute directories of the child's `PATH`.
-    pub(crate) fn child_path_dirs(&self) -> &[std::path::PathBuf] {
-        self.child_path_dirs.get_or_init(|| {
-            let path = self
-                .child_env
-                .vars()
-                .iter()
-                .rev()
-                .find(|(name, _)| name == "PATH")
-                .map(|(_, value)| value.clone())
-                .unwrap_or_default();
-            std::env::split_paths(&path)
-                .filter(|dir| dir.is_absolute())
-                .map(crate::protected::canonical)
-                .collect()
-        })
+    /// Canonical absolute directories of the child's `PATH`, as they are
+    /// now (a link or directory made since is seen).
+    pub(crate) fn child_path_dirs(&self) -> Vec<std::path::PathBuf> {
+        let path = self
+            .child_env
+            .vars()
+            .iter()
+            .rev()
+            .find(|(name, _)| name == "PATH")
+            .map(|(_, value)| value.clone())
+            .unwrap_or_default();
+        std::env::split_paths(&path)
+            .filter(|dir| dir.is_absolute())
+            .map(crate::protected::canonical)
+            .collect()
     }
 
     /// Sets who approves "ask" actions (an interactive frontend).
@@ -171,7 +167,6 @@ impl ToolContext {
     /// Sets the environment child processes get (see [`ChildEnv::filtered`]).
     pub fn with_child_env(mut self, env: ChildEnv) -> Self {
         self.child_env = env;
-        self.child_path_dirs = std::sync::OnceLock::new();
         self.shell = std::sync::OnceLock::new();
         self
     }

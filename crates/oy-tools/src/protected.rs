@@ -59,6 +59,40 @@ const HOME_COMMAND_FILES: &[&str] = &[
     ".config/environment.d",
     ".pam_environment",
     ".local/bin",
+    ".cargo/env",
+    ".bash_aliases",
+    ".bashrc.d",
+    ".profile.d",
+    ".xprofile",
+    ".xsession",
+    ".xinitrc",
+    ".local/share/systemd",
+    ".aws",
+    ".kube",
+    ".docker/config.json",
+    ".config/nvim",
+    ".vimrc",
+    ".vim",
+    ".emacs",
+    ".emacs.d",
+    ".config/emacs",
+    ".tmux.conf",
+    ".config/tmux",
+    ".hgrc",
+    ".gradle/init.d",
+    ".gradle/gradle.properties",
+    ".m2/settings.xml",
+    ".pypirc",
+    ".pip",
+    ".config/pip",
+    ".local/lib",
+    ".config/direnv",
+    ".direnvrc",
+    ".gitconfig.local",
+    ".inputrc",
+    ".wgetrc",
+    ".curlrc",
+    ".netrc",
 ];
 
 /// Entries a directory move checks for executables, at most; a larger tree
@@ -73,13 +107,11 @@ pub(crate) fn protection(root: &Path, oy_dirs: &[PathBuf]) -> Protection {
     for (name, why) in PROTECTED_NAMES {
         protection = protection.name(name, *why);
     }
-    for dir in git_dirs::find(root).pinned {
-        if dir.starts_with(root) {
-            protection = protection.dir(
-                dir,
-                "it is the repository's git directory: its config and hooks decide what git runs",
-            );
-        }
+    for dir in git_dirs_inside(root) {
+        protection = protection.dir(
+            dir,
+            "it is the repository's git directory: its config and hooks decide what git runs",
+        );
     }
     for dir in oy_dirs {
         let dir = canonical(dir);
@@ -91,6 +123,59 @@ pub(crate) fn protection(root: &Path, oy_dirs: &[PathBuf]) -> Protection {
         }
     }
     protection
+}
+
+/// The repository's git directories inside `root`, canonical: those the
+/// sandbox pins, what a `.git` link resolves to, a `.git` file's `gitdir:`
+/// target even before it exists (so it cannot be made), and the common
+/// directory a `commondir` names.
+fn git_dirs_inside(root: &Path) -> Vec<PathBuf> {
+    let dot_git = root.join(".git");
+    let mut dirs: Vec<PathBuf> = git_dirs::find(root).pinned;
+    let named = match rustix::fs::lstat(&dot_git) {
+        Ok(stat)
+            if rustix::fs::FileType::from_raw_mode(stat.st_mode)
+                == rustix::fs::FileType::RegularFile =>
+        {
+            git_dirs::pointer(&dot_git, root)
+        }
+        Ok(_) => Some(dot_git),
+        Err(_) => None,
+    };
+    if let Some(dir) = named.map(canonical) {
+        if let Some(common) = git_dirs::pointer(&dir.join("commondir"), &dir) {
+            dirs.push(common);
+        }
+        dirs.push(dir);
+    }
+    let mut dirs: Vec<PathBuf> = dirs
+        .into_iter()
+        .map(canonical)
+        .filter(|dir| dir.starts_with(root) && dir.as_path() != root)
+        .collect();
+    dirs.sort();
+    dirs.dedup();
+    dirs
+}
+
+/// The top of the repository the workspace is in, as git finds it: the
+/// root or its nearest ancestor holding a `.git` (oy's root is the current
+/// directory, often below the top).
+fn repository_top(root: &Path) -> Option<&Path> {
+    root.ancestors()
+        .find(|dir| rustix::fs::lstat(dir.join(".git")).is_ok())
+}
+
+/// What git would obey in a directory that holds a `HEAD`, `objects/` and
+/// `refs/`: such a directory is a repository (its `config` runs code).
+fn is_git_directory(dir: &Path) -> bool {
+    let is = |name: &str, wanted: rustix::fs::FileType| {
+        rustix::fs::stat(dir.join(name))
+            .is_ok_and(|stat| rustix::fs::FileType::from_raw_mode(stat.st_mode) == wanted)
+    };
+    is("HEAD", rustix::fs::FileType::RegularFile)
+        && is("objects", rustix::fs::FileType::Directory)
+        && is("refs", rustix::fs::FileType::Directory)
 }
 
 /// One change a file tool is about to make.
@@ -118,26 +203,31 @@ impl Invocation<'_> {
     ) -> Result<(Effect, Option<String>), ToolError> {
         let ws = self.workspace();
         self.ctx().refresh_protection();
-        let git = git_dirs::find(ws.root());
+        let root = ws.root();
+        let facts = Facts {
+            git: repository_top(root).map(git_dirs::find).unwrap_or_default(),
+            path_dirs: self.ctx().child_path_dirs(),
+        };
+        let git = &facts;
         let mut command_like = None;
         for change in changes {
             let why = match *change {
                 Change::Write(path) => {
                     refuse_protected(ws, path, true)?;
-                    self.runs_commands(&git, path, true)
+                    self.runs_commands(git, path, true)
                 }
                 Change::Move { from, to } => {
                     refuse_protected(ws, from, false)?;
                     refuse_protected(ws, to, false)?;
                     refuse_holding(ws, from)?;
-                    self.runs_commands(&git, from, false)
-                        .or_else(|| self.runs_commands(&git, to, false))
+                    self.runs_commands(git, from, false)
+                        .or_else(|| self.runs_commands(git, to, false))
                         .or_else(|| executable_inside(ws, from))
                 }
                 Change::Remove(path) => {
                     refuse_protected(ws, path, false)?;
                     refuse_holding(ws, path)?;
-                    self.runs_commands(&git, path, false)
+                    self.runs_commands(git, path, false)
                 }
             };
             if command_like.is_none() {
@@ -150,26 +240,41 @@ impl Invocation<'_> {
         })
     }
 
-    /// Why a change at `path` decides what a later command runs, if it does.
+    /// Why a change at `path` decides what a later command runs, if it
+    /// does: judged both where the path is named (a link in a `PATH`
+    /// directory) and where it leads (`follow_final`: the link's target).
     fn runs_commands(
         &self,
-        git: &git_dirs::GitDirs,
+        facts: &Facts,
         path: &WorkspacePath,
         follow_final: bool,
     ) -> Option<String> {
         let ws = self.workspace();
-        let host = resolved_host(ws, path, follow_final)?;
-        let root = ws.root();
-        let parent = host.parent().unwrap_or(&host);
-        let path_dirs = self.ctx().child_path_dirs();
-        if let Some(dir) = path_dirs.iter().find(|dir| {
-            dir.starts_with(root) && (parent == dir.as_path() || dir.starts_with(&host))
-        }) {
+        let named = resolved_host(ws, path, false)?;
+        let led_to = if follow_final {
+            resolved_host(ws, path, true)
+        } else {
+            None
+        };
+        std::iter::once(named)
+            .chain(led_to)
+            .find_map(|host| self.runs_commands_at(facts, &host))
+    }
+
+    fn runs_commands_at(&self, facts: &Facts, host: &Path) -> Option<String> {
+        let root = self.workspace().root();
+        let parent = host.parent().unwrap_or(host);
+        if let Some(dir) = facts
+            .path_dirs
+            .iter()
+            .find(|dir| dir.starts_with(root) && (parent == dir.as_path() || dir.starts_with(host)))
+        {
             return Some(format!(
                 "{} is on the command PATH, so a file there can replace a program commands run",
                 shown(root, dir)
             ));
         }
+        let git = &facts.git;
         if let Some(named) = git
             .protected
             .iter()
@@ -177,11 +282,35 @@ impl Invocation<'_> {
             .filter(|named| named.starts_with(root))
             .filter(|named| !git.pinned.iter().any(|dir| named.starts_with(dir)))
             .filter(|named| !named_dot_git(named))
-            .find(|named| host.starts_with(named) || named.starts_with(&host))
+            // husky's `core.hooksPath = .husky/_` runs the hooks beside it.
+            .map(|named| match named.file_name() {
+                Some(name) if name == "_" => named.parent().unwrap_or(named),
+                _ => named.as_path(),
+            })
+            .find(|named| host.starts_with(named) || named.starts_with(host))
         {
             return Some(format!(
                 "git's config names {}, so git runs or reads it",
                 shown(root, named)
+            ));
+        }
+        let is_head = host
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().eq_ignore_ascii_case("HEAD"));
+        if is_head {
+            return Some(
+                "a file named HEAD (beside objects/ and refs/) makes its directory a git repository, whose config git obeys".to_owned(),
+            );
+        }
+        if let Some(repo) = host
+            .ancestors()
+            .skip(1)
+            .take_while(|dir| dir.starts_with(root))
+            .find(|dir| is_git_directory(dir))
+        {
+            return Some(format!(
+                "{} is a git repository's directory (HEAD, objects/, refs/): git obeys its config and hooks",
+                shown(root, repo)
             ));
         }
         let home = self.ctx().sandbox().home().map(canonical)?;
@@ -198,12 +327,30 @@ impl Invocation<'_> {
     }
 }
 
+/// What a call's changes are judged against, found once per call.
+struct Facts {
+    git: git_dirs::GitDirs,
+    path_dirs: Vec<PathBuf>,
+}
+
 /// An approval summary, with why the change needs the command approval
 /// when it does.
 pub(crate) fn with_reason(summary: String, why: Option<&str>) -> String {
     match why {
         Some(why) => format!("{summary} — needs the command approval: {why}"),
         None => summary,
+    }
+}
+
+/// `path` as people see it, with the file it really names when a link
+/// leads elsewhere (`NOTES.md (a link to .github/workflows/release.yml)`):
+/// the approval must say what is written.
+pub(crate) fn shown_with_target(ws: &Workspace, path: &WorkspacePath) -> String {
+    match ws.resolved(path, true) {
+        Ok(target) if target.as_path() != path.as_path() => {
+            format!("{path} (a link to {target})")
+        }
+        _ => path.to_text(),
     }
 }
 
@@ -263,6 +410,18 @@ fn executable_inside(ws: &Workspace, from: &WorkspacePath) -> Option<String> {
             "{from} holds more than {MAX_CHECKED_ENTRIES} entries, too many to check for executables"
         ));
     }
+    let is_head = |entry: &&oy_boundary::WalkEntry| {
+        entry
+            .path
+            .file_name()
+            .is_some_and(|name| name.to_string_lossy().eq_ignore_ascii_case("HEAD"))
+    };
+    if let Some(head) = walk.entries.iter().find(is_head) {
+        return Some(format!(
+            "{from} holds {}, and moving it can make a git repository whose config git obeys",
+            head.path
+        ));
+    }
     walk.entries.iter().find(|entry| entry.executable).map(|entry| {
         format!(
             "{from} holds the executable {}, and moving it can put a program where commands run it",
@@ -296,20 +455,30 @@ fn shown(root: &Path, path: &Path) -> String {
 /// with canonical paths.
 pub(crate) fn canonical(path: impl AsRef<Path>) -> PathBuf {
     let path = path.as_ref();
-    let mut missing = Vec::new();
-    let mut existing = path;
-    loop {
-        if let Ok(found) = existing.canonicalize() {
-            let mut out = found;
-            out.extend(missing.iter().rev());
-            return out;
+    // The longest prefix that exists is resolved as the kernel would
+    // (links, `..` after a link); the missing rest is applied lexically,
+    // since nothing below a missing name can be a link.
+    let components: Vec<std::path::Component<'_>> = path.components().collect();
+    let mut split = components.len();
+    while split > 0 {
+        let prefix: PathBuf = components[..split].iter().collect();
+        if rustix::fs::lstat(&prefix).is_ok() {
+            break;
         }
-        match (existing.parent(), existing.file_name()) {
-            (Some(parent), Some(name)) => {
-                missing.push(name.to_owned());
-                existing = parent;
+        split -= 1;
+    }
+    let prefix: PathBuf = components[..split].iter().collect();
+    let Ok(mut out) = prefix.canonicalize() else {
+        return path.to_path_buf();
+    };
+    for part in &components[split..] {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
             }
-            _ => return path.to_path_buf(),
+            std::path::Component::Normal(name) => out.push(name),
+            _ => {}
         }
     }
+    out
 }

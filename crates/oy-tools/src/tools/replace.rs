@@ -10,7 +10,7 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
-use crate::protected::{Change, with_reason};
+use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::state::content_digest;
@@ -125,7 +125,11 @@ impl Tool for ReplaceTool {
         call.authorize(
             effect,
             with_reason(
-                format!("replace {} occurrence(s) in {shown}", starts.len()),
+                format!(
+                    "replace {} occurrence(s) in {}",
+                    starts.len(),
+                    shown_with_target(ws, &path)
+                ),
                 why.as_deref(),
             ),
             || Preview::Diff(unified_diff(&shown, Some(&text), Some(&updated))),

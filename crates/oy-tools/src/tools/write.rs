@@ -11,7 +11,7 @@ use crate::context::Invocation;
 use crate::diff::unified_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
-use crate::protected::{Change, with_reason};
+use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
@@ -95,7 +95,11 @@ impl Tool for WriteTool {
         call.authorize(
             effect,
             with_reason(
-                format!("{verb} {shown} ({} bytes)", args.content.len()),
+                format!(
+                    "{verb} {} ({} bytes)",
+                    shown_with_target(ws, &path),
+                    args.content.len()
+                ),
                 why.as_deref(),
             ),
             || Preview::Diff(unified_diff(&shown, old.as_deref(), Some(&new_text))),

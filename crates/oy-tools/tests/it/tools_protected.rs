@@ -475,3 +475,132 @@ fn the_shell_is_never_a_program_from_the_workspace() {
         assert!(!out.text.contains("planted"), "{tool}: {}", out.text);
     }
 }
+
+#[test]
+fn git_and_oy_directories_reached_through_links_or_pointers_are_protected() {
+    // `.git` and `.oy` as links to directories of other names.
+    let env = Env::new(Mode::AutoApprove);
+    env.file("gitstore/config", GIT_CONFIG)
+        .file("gitstore/HEAD", "ref: refs/heads/main\n")
+        .file("oyconf/config.toml", "mode = \"default\"\n");
+    fs::create_dir_all(env.root.join("gitstore/objects")).unwrap();
+    symlink("gitstore", env.root.join(".git"));
+    symlink("oyconf", env.root.join(".oy"));
+    let env = env.map_ctx(|ctx| ctx);
+    for path in [".git/config", "gitstore/config", ".oy/config.toml"] {
+        assert_protected(&env.call("write", json!({"path": path, "content": "x\n"})));
+    }
+    assert_eq!(env.read("gitstore/config"), GIT_CONFIG);
+
+    // A `gitdir:` target that does not exist yet cannot be made.
+    let env = Env::new(Mode::AutoApprove);
+    env.file(".git", "gitdir: gd\n");
+    let env = env.map_ctx(|ctx| ctx);
+    assert_protected(&env.call(
+        "patch",
+        json!({"patch": "*** Begin Patch\n*** Add File: gd/HEAD\n+ref: refs/heads/main\n*** Add File: gd/config\n+[core]\n+\tfsmonitor = id\n*** End Patch"}),
+    ));
+    assert!(!env.exists("gd"));
+
+    // A linked worktree's common directory, named by `commondir`.
+    let env = Env::new(Mode::AutoApprove);
+    env.file("store/config", GIT_CONFIG)
+        .file("store/HEAD", "ref: refs/heads/main\n")
+        .file("store/worktrees/w/HEAD", "ref: refs/heads/w\n")
+        .file("store/worktrees/w/commondir", "../..\n")
+        .file(".git", "gitdir: store/worktrees/w\n");
+    fs::create_dir_all(env.root.join("store/objects")).unwrap();
+    let env = env.map_ctx(|ctx| ctx);
+    assert_protected(&env.call("write", json!({"path": "store/config", "content": "x\n"})));
+    assert_eq!(env.read("store/config"), GIT_CONFIG);
+}
+
+#[test]
+fn planting_a_git_repository_needs_the_command_approval() {
+    let env = Env::new(Mode::AcceptEdits);
+    env.file("src/main.rs", "fn main() {}\n");
+    let plant = "*** Begin Patch\n*** Add File: src/objects/info/keep\n+\n*** Add File: src/refs/heads/keep\n+\n*** Add File: src/HEAD\n+ref: refs/heads/main\n*** Add File: src/config\n+[core]\n+\tfsmonitor = id\n*** End Patch";
+    let out = env.call("patch", json!({ "patch": plant }));
+    assert_tool_error(&out, "makes its directory a git repository");
+    assert!(!env.exists("src/HEAD") && !env.exists("src/config"));
+    // A repository directory already there (a test fixture): its config
+    // and hooks are command-like too.
+    env.file("fixture/HEAD", "ref: refs/heads/main\n");
+    fs::create_dir_all(env.root.join("fixture/objects")).unwrap();
+    fs::create_dir_all(env.root.join("fixture/refs")).unwrap();
+    let out = env.call(
+        "write",
+        json!({"path": "fixture/config", "content": "[core]\n\tfsmonitor = id\n"}),
+    );
+    assert_tool_error(&out, "is a git repository's directory");
+    // Moving a directory that holds a HEAD.
+    let out = env.call("move", json!({"from": "fixture", "to": "elsewhere"}));
+    assert_tool_error(&out, "needs the command approval");
+}
+
+#[test]
+fn hooks_named_by_the_enclosing_repository_count_when_the_root_is_below_its_top() {
+    // The repository's top is the root's parent; its config names the
+    // root's `hooks/` and husky's `.husky/_`.
+    let env = Env::new(Mode::AcceptEdits);
+    let top = env.root.parent().unwrap().to_path_buf();
+    fs::create_dir_all(top.join(".git/objects")).unwrap();
+    fs::write(top.join(".git/HEAD"), "ref: refs/heads/main\n").unwrap();
+    fs::write(
+        top.join(".git/config"),
+        "[core]\n\thooksPath = ws/.husky/_\n[include]\n\tpath = ../ws/gitconfig\n",
+    )
+    .unwrap();
+    let env = env.map_ctx(|ctx| ctx);
+    for path in [".husky/pre-commit", "gitconfig"] {
+        let out = env.call("write", json!({"path": path, "content": "x\n"}));
+        assert_tool_error(&out, "git's config names");
+    }
+    assert!(
+        env.call("write", json!({"path": "src/lib.rs", "content": "x\n"}))
+            .ok
+    );
+}
+
+#[test]
+fn links_on_the_command_path_and_home_files_behind_links_are_judged_where_named() {
+    let env = Env::new(Mode::AcceptEdits);
+    env.file("node_modules/eslint/bin/eslint.js", "// real\n")
+        .file("dotfiles/bashrc", "# mine\n");
+    fs::create_dir_all(env.root.join("bin")).unwrap();
+    symlink(
+        "../node_modules/eslint/bin/eslint.js",
+        env.root.join("bin/eslint"),
+    );
+    symlink("dotfiles/bashrc", env.root.join(".bashrc"));
+    let root = env.root.clone();
+    // PATH spelled with a `..` through a directory that does not exist.
+    let path = format!("{}/nope/../bin:/usr/bin:/bin", root.display());
+    let env = env.map_ctx(|ctx| {
+        ctx.with_child_env(ChildEnv::filtered([("PATH".into(), path.into())], &[]))
+            .with_sandbox(sandbox_with(Vec::new(), Some(root)))
+    });
+    for path in ["bin/eslint", "bin/deploy", ".bashrc"] {
+        let out = env.call("write", json!({"path": path, "content": "echo pwned\n"}));
+        assert_tool_error(&out, "needs the command approval");
+    }
+    assert_eq!(env.read("node_modules/eslint/bin/eslint.js"), "// real\n");
+    assert_eq!(env.read("dotfiles/bashrc"), "# mine\n");
+}
+
+#[test]
+fn the_approval_names_the_file_a_link_really_writes() {
+    let env = Env::interactive(Mode::Default, Answer::Deny);
+    fs::create_dir_all(env.root.join(".github/workflows")).unwrap();
+    symlink(".github/workflows/release.yml", env.root.join("NOTES.md"));
+    let out = env.call("write", json!({"path": "NOTES.md", "content": "x\n"}));
+    assert!(!out.ok);
+    let requests = env.events.requests.lock().unwrap();
+    assert!(
+        requests[0]
+            .summary
+            .contains("NOTES.md (a link to .github/workflows/release.yml)"),
+        "{}",
+        requests[0].summary
+    );
+}
