@@ -3,14 +3,13 @@
 //! and while a racing thread swaps a directory for a link into it.
 
 use std::fs;
-use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use oy_boundary::{BoundaryError, Protection};
 
-use crate::support::Fixture;
+use crate::support::{Fixture, exchange};
 
 const CONFIG: &str = "[core]\n";
 
@@ -83,17 +82,6 @@ fn protection_only_grows() {
     let ws = &fx.ws;
     assert_protected(ws.write(&ws.path(".git/config").unwrap(), b"x"));
     assert_protected(ws.write(&ws.path(".oy/config.toml").unwrap(), b"x"));
-}
-
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        a,
-        rustix::fs::CWD,
-        b,
-        rustix::fs::RenameFlags::EXCHANGE,
-    )
-    .map_err(Into::into)
 }
 
 #[test]

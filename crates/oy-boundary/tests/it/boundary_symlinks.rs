@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use oy_boundary::{BoundaryError, EscapeRoute, FileKind, LineWindow, WalkOptions, Workspace};
 
-use crate::support::{Fixture, SECRET, assert_symlink_escape, files_containing, refused};
+use crate::support::{Fixture, SECRET, assert_symlink_escape, exchange, files_containing, refused};
 
 /// Runs every operation that follows `path` and asserts each is an escape
 /// through `link`, that nothing leaks, and that nothing outside changed.
@@ -360,16 +360,6 @@ fn symlink_metadata_reports_an_outside_link_without_following_it() {
 }
 
 /// Swaps `a` and `b` atomically (both always exist).
-fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
-    rustix::fs::renameat_with(
-        rustix::fs::CWD,
-        a,
-        rustix::fs::CWD,
-        b,
-        rustix::fs::RenameFlags::EXCHANGE,
-    )
-    .map_err(Into::into)
-}
 
 #[test]
 fn racing_swap_of_a_directory_for_an_outside_symlink_never_leaks_or_writes_outside() {

@@ -176,3 +176,16 @@ pub fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
 pub fn walked(walk: &oy_boundary::Walk) -> Vec<String> {
     walk.entries.iter().map(|e| e.path.to_text()).collect()
 }
+
+/// Swaps two names atomically (`renameat2(RENAME_EXCHANGE)`), as a racing
+/// attacker would.
+pub fn exchange(a: &Path, b: &Path) -> std::io::Result<()> {
+    rustix::fs::renameat_with(
+        rustix::fs::CWD,
+        a,
+        rustix::fs::CWD,
+        b,
+        rustix::fs::RenameFlags::EXCHANGE,
+    )
+    .map_err(Into::into)
+}

@@ -462,56 +462,18 @@ fn exec_and_pty_sessions_are_confined_too() {
     assert!(wait_gone("sleep 987632"), "the PTY session outlived oy");
 }
 
-/// Runs `oy tool bash` as uid/gid 65534 through `setpriv`, when this test
-/// runs as root and `setpriv` exists; `None` (with the reason printed)
-/// otherwise.
-#[expect(
-    clippy::print_stdout,
-    reason = "a test skipped for the machine says why"
-)]
+/// Runs `oy tool bash` as uid/gid 65534 through `setpriv` (see
+/// [`tool_as_nobody_with`]), with a planted provider key in its
+/// environment; `None` when the machine cannot.
 fn bash_as_nobody(oy: &Oy, command: &str, sandbox: &str) -> Option<Run> {
-    let root_user = Command::new("id").arg("-u").output().unwrap();
-    if String::from_utf8_lossy(&root_user.stdout).trim() != "0"
-        || Command::new("setpriv").arg("--version").output().is_err()
-    {
-        println!("skipped: needs root and setpriv to run oy as another user");
-        return None;
-    }
-    let base = oy.root.parent().unwrap();
-    let status = Command::new("chown")
-        .args(["-R", "65534:65534"])
-        .arg(base)
-        .status()
-        .unwrap();
-    assert!(status.success());
-    fs::set_permissions(base, fs::Permissions::from_mode(0o755)).unwrap();
     let args = serde_json::json!({ "command": command, "timeout_ms": 20_000 }).to_string();
-    let output = Command::new("setpriv")
-        .args(["--reuid=65534", "--regid=65534", "--clear-groups", "--"])
-        .arg(env!("CARGO_BIN_EXE_oy"))
-        .args([
-            "tool",
-            "bash",
-            &args,
-            "--mode",
-            "auto",
-            "--sandbox",
-            sandbox,
-            "--root",
-        ])
-        .arg(&oy.root)
-        .env("HOME", base.join("home"))
-        .env("XDG_DATA_HOME", &oy.data)
-        .env("XDG_CONFIG_HOME", base.join("config"))
-        .env("OY_NON_INTERACTIVE", "1")
-        .env("OY_TEST_PROVIDER_KEY", "sk-PLANTED-PROVIDER-KEY-654321")
-        .output()
-        .unwrap();
-    Some(Run {
-        code: output.status.code().unwrap_or(-1),
-        stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-        stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-    })
+    crate::support::tool_as_nobody_with(
+        oy,
+        "bash",
+        &args,
+        &["--mode", "auto", "--sandbox", sandbox],
+        &[("OY_TEST_PROVIDER_KEY", "sk-PLANTED-PROVIDER-KEY-654321")],
+    )
 }
 
 #[test]

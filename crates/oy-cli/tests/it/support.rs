@@ -264,11 +264,22 @@ pub fn assert_private_tree(top: &std::path::Path) {
 /// `setpriv` (the tree is handed to that user first), when this test runs
 /// as root and `setpriv` exists; `None`, with the reason printed,
 /// otherwise.
+pub fn tool_as_nobody(oy: &Oy, tool: &str, args: &str, flags: &[&str]) -> Option<Run> {
+    tool_as_nobody_with(oy, tool, args, flags, &[])
+}
+
+/// [`tool_as_nobody`] with `envs` added to oy's environment.
 #[expect(
     clippy::print_stdout,
     reason = "a test skipped for the machine says why"
 )]
-pub fn tool_as_nobody(oy: &Oy, tool: &str, args: &str, flags: &[&str]) -> Option<Run> {
+pub fn tool_as_nobody_with(
+    oy: &Oy,
+    tool: &str,
+    args: &str,
+    flags: &[&str],
+    envs: &[(&str, &str)],
+) -> Option<Run> {
     use std::os::unix::fs::PermissionsExt;
     let root_user = Command::new("id").arg("-u").output().unwrap();
     if String::from_utf8_lossy(&root_user.stdout).trim() != "0"
@@ -296,6 +307,7 @@ pub fn tool_as_nobody(oy: &Oy, tool: &str, args: &str, flags: &[&str]) -> Option
         .env("XDG_DATA_HOME", &oy.data)
         .env("XDG_CONFIG_HOME", base.join("config"))
         .env("OY_NON_INTERACTIVE", "1")
+        .envs(envs.iter().copied())
         .output()
         .unwrap();
     Some(Run {
