@@ -72,24 +72,6 @@ impl ToolContext {
             shell: std::sync::OnceLock::new(),
             pty_sessions: PtySessions::default(),
         }
-        .protecting()
-    }
-
-    /// Installs the protected paths (see `docs/protected-paths.md`) in the
-    /// workspace: the boundary then refuses to change them.
-    fn protecting(self) -> Self {
-        self.refresh_protection();
-        self
-    }
-
-    /// Adds what is protected now (a repository may have appeared since)
-    /// to the workspace's protection, which only ever grows.
-    pub(crate) fn refresh_protection(&self) {
-        let root = self.workspace.root();
-        self.workspace.protect(crate::protected::protection(
-            root,
-            self.sandbox.private_dirs(),
-        ));
     }
 
     /// The shell `bash` and `exec_command` run: the first `bash` on the
@@ -105,7 +87,7 @@ impl ToolContext {
                     .iter()
                     .filter(|dir| !dir.starts_with(root))
                     .map(|dir| dir.join("bash"))
-                    .find(|candidate| is_executable_file(candidate))
+                    .find(|candidate| crate::sandbox::is_executable(candidate))
                     .map_or_else(|| "bash".into(), std::ffi::OsString::from)
             })
             .clone()
@@ -180,8 +162,7 @@ impl ToolContext {
     /// Without one, children run unconfined in their own process group.
     pub fn with_sandbox(mut self, sandbox: Arc<Sandbox>) -> Self {
         self.sandbox = sandbox;
-        // Its private directories (oy's own) become protected paths.
-        self.protecting()
+        self
     }
 
     /// The sandbox child processes run under.
@@ -458,12 +439,4 @@ impl Invocation<'_> {
         }
         Ok(())
     }
-}
-
-/// A regular file this user may execute.
-fn is_executable_file(path: &std::path::Path) -> bool {
-    use rustix::fs::{Access, FileType};
-    rustix::fs::stat(path)
-        .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile)
-        && rustix::fs::access(path, Access::EXEC_OK).is_ok()
 }

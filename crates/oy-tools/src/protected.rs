@@ -100,14 +100,15 @@ const HOME_COMMAND_FILES: &[&str] = &[
 const MAX_CHECKED_ENTRIES: usize = 100_000;
 
 /// What the boundary refuses for the workspace at `root`: the protected
-/// names, the git directories of the repository inside it, and `oy_dirs`
-/// where they lie inside.
-pub(crate) fn protection(root: &Path, oy_dirs: &[PathBuf]) -> Protection {
+/// names, the git directories of the repository inside it (`found` is
+/// what [`git_dirs::find`] found at the root), and `oy_dirs` where they
+/// lie inside.
+fn protection(root: &Path, found: &git_dirs::GitDirs, oy_dirs: &[PathBuf]) -> Protection {
     let mut protection = Protection::new();
     for (name, why) in PROTECTED_NAMES {
         protection = protection.name(name, *why);
     }
-    for dir in git_dirs_inside(root) {
+    for dir in git_dirs_inside(root, found) {
         protection = protection.dir(
             dir,
             "it is the repository's git directory: its config and hooks decide what git runs",
@@ -129,9 +130,9 @@ pub(crate) fn protection(root: &Path, oy_dirs: &[PathBuf]) -> Protection {
 /// sandbox pins, what a `.git` link resolves to, a `.git` file's `gitdir:`
 /// target even before it exists (so it cannot be made), and the common
 /// directory a `commondir` names.
-fn git_dirs_inside(root: &Path) -> Vec<PathBuf> {
+fn git_dirs_inside(root: &Path, found: &git_dirs::GitDirs) -> Vec<PathBuf> {
     let dot_git = root.join(".git");
-    let mut dirs: Vec<PathBuf> = git_dirs::find(root).pinned;
+    let mut dirs: Vec<PathBuf> = found.pinned.clone();
     let named = match rustix::fs::lstat(&dot_git) {
         Ok(stat)
             if rustix::fs::FileType::from_raw_mode(stat.st_mode)
@@ -202,10 +203,22 @@ impl Invocation<'_> {
         changes: &[Change<'_>],
     ) -> Result<(Effect, Option<String>), ToolError> {
         let ws = self.workspace();
-        self.ctx().refresh_protection();
         let root = ws.root();
+        // Installed (it only grows) before any change, with what is true
+        // now: a repository may have appeared since the last call.
+        let at_root = git_dirs::find(root);
+        ws.protect(protection(
+            root,
+            &at_root,
+            self.ctx().sandbox().private_dirs(),
+        ));
+        let git = match repository_top(root) {
+            Some(top) if top == root => at_root,
+            Some(top) => git_dirs::find(top),
+            None => git_dirs::GitDirs::default(),
+        };
         let facts = Facts {
-            git: repository_top(root).map(git_dirs::find).unwrap_or_default(),
+            git,
             path_dirs: self.ctx().child_path_dirs(),
         };
         let git = &facts;

@@ -29,7 +29,7 @@ pub use policy::{Sandbox, SandboxInputs, SandboxSetting, TOOLCHAIN_VARS};
 pub use probe::{Level, Support};
 
 pub(crate) use git_dirs::Watched;
-pub(crate) use launch::{Launch, Launched};
+pub(crate) use launch::{Launch, Launched, is_executable};
 pub(crate) use refusal::explain_refusal;
 
 /// The hidden first argument that turns the embedding program into the

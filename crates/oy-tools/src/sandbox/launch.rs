@@ -216,7 +216,8 @@ fn resolve_program(program: &OsStr, env: &[(OsString, OsString)], cwd: &Path) ->
         .find(|candidate| is_executable(candidate))
 }
 
-fn is_executable(path: &Path) -> bool {
+/// A regular file this user may execute.
+pub(crate) fn is_executable(path: &Path) -> bool {
     use rustix::fs::{Access, FileType};
     rustix::fs::stat(path)
         .is_ok_and(|stat| FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile)
