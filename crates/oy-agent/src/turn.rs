@@ -8,7 +8,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
-use oy_provider::{Event, EventStream, ProviderError, Request, StopReason, ToolCall, ToolSchema};
+use oy_provider::{
+    Attempts, Event, EventStream, ProviderError, Replay, Request, RetryNotice, StopReason,
+    ToolCall, ToolSchema,
+};
 use oy_tools::{CancelToken, Mode, Policy, RefusedBy, ToolOutput};
 
 use crate::agent::Agent;
@@ -49,6 +52,15 @@ struct Answer {
     reasoning: Option<serde_json::Value>,
     usage: Option<oy_provider::Usage>,
     finish: Option<StopReason>,
+}
+
+/// The `retry` event for a retry about to happen.
+fn retry_event(notice: &RetryNotice) -> AgentEvent {
+    AgentEvent::Retry {
+        attempt: notice.attempt,
+        delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
+        error: notice.error.to_string(),
+    }
 }
 
 enum Streamed {
@@ -157,7 +169,9 @@ impl Agent {
             tool_only: 0,
             succeeded: std::collections::HashSet::new(),
         };
-        let mut cut_retries: u32 = 0;
+        // One request's attempts: opening failures and cut streams are
+        // numbered and bounded together, and reset by a complete answer.
+        let mut attempts = Attempts::new(self.options.retry);
         loop {
             if cancel.is_cancelled() {
                 return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
@@ -178,7 +192,7 @@ impl Agent {
             let request = self.request();
             let request_bytes = self.request_bytes();
             outcome.requests += 1;
-            let streamed = self.stream_answer(&request, &cancel).await;
+            let streamed = self.stream_answer(&request, &mut attempts, &cancel).await;
             let (answer, failure, cancelled, cut) = match streamed {
                 Streamed::Complete(answer) => (answer, None, false, false),
                 Streamed::Cancelled(answer) => (answer, None, true, false),
@@ -187,40 +201,41 @@ impl Agent {
             };
             self.account(outcome, &answer, request_bytes);
             if let Some(error) = failure {
-                // A stream cut mid-answer is transient too: the
-                // partial answer is dropped — its tool calls never ran — and
-                // the request is sent again, unless a side effect happened
-                // in this turn.
-                if cut
-                    && error.is_retryable()
-                    && cut_retries + 1 < self.options.retry.max_attempts
-                    && !self.tools.ledger().side_effect_attempted()
-                {
-                    cut_retries += 1;
-                    let delay = self
-                        .options
-                        .retry
-                        .base_delay
-                        .saturating_mul(1 << (cut_retries - 1).min(8))
-                        .min(self.options.retry.max_delay);
-                    self.emit(&AgentEvent::Retry {
-                        attempt: cut_retries,
-                        delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
-                        error: format!("{error} (the partial answer is discarded)"),
-                    });
-                    if until_cancelled(tokio::time::sleep(delay), &cancel)
-                        .await
-                        .is_none()
-                    {
-                        return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                let error = if cut {
+                    // A stream cut mid-answer is transient too: the partial
+                    // answer's tool calls never ran, so the request may be
+                    // sent again — unless a side effect happened in this
+                    // turn, or its text was already shown (a retry would
+                    // print it twice; docs/events.md, "Retries").
+                    let replay = if !answer.text.is_empty() {
+                        Replay::AnswerShown
+                    } else if self.tools.ledger().side_effect_attempted() {
+                        Replay::AfterSideEffect
+                    } else {
+                        Replay::Allowed
+                    };
+                    match attempts.after_failure(error, replay) {
+                        Ok(notice) => {
+                            self.emit(&retry_event(&notice));
+                            if until_cancelled(tokio::time::sleep(notice.delay), &cancel)
+                                .await
+                                .is_none()
+                            {
+                                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                            }
+                            continue;
+                        }
+                        Err(error) => error,
                     }
-                    continue;
-                }
+                } else {
+                    error
+                };
                 // Keep what was shown; calls that never completed are dropped
                 // (they never ran), so the transcript stays paired.
                 self.record_answer(answer.text, Vec::new(), answer.reasoning);
                 return Err(error.into());
             }
+            attempts = Attempts::new(self.options.retry);
             let calls = answer.calls.clone();
             let text = answer.text.clone();
             self.record_answer(answer.text, answer.calls, answer.reasoning);
@@ -342,24 +357,17 @@ impl Agent {
         }
     }
 
-    async fn stream_answer(&self, request: &Request, cancel: &CancelToken) -> Streamed {
+    async fn stream_answer(
+        &self,
+        request: &Request,
+        attempts: &mut Attempts,
+        cancel: &CancelToken,
+    ) -> Streamed {
         let ledger = Arc::clone(self.tools.ledger());
         let may_retry = move || !ledger.side_effect_attempted();
         let events = Arc::clone(&self.events);
-        let on_retry = move |notice: &oy_provider::RetryNotice| {
-            events.emit(&AgentEvent::Retry {
-                attempt: notice.attempt,
-                delay_ms: u64::try_from(notice.delay.as_millis()).unwrap_or(u64::MAX),
-                error: notice.error.to_string(),
-            });
-        };
-        let opened = oy_provider::stream_with_retries(
-            self.provider.as_ref(),
-            request,
-            &self.options.retry,
-            &may_retry,
-            &on_retry,
-        );
+        let on_retry = move |notice: &RetryNotice| events.emit(&retry_event(notice));
+        let opened = attempts.stream(self.provider.as_ref(), request, &may_retry, &on_retry);
         let mut answer = Answer::default();
         let stream: EventStream = match until_cancelled(opened, cancel).await {
             None => return Streamed::Cancelled(answer),

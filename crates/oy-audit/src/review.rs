@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 
 use futures_util::StreamExt;
 use oy_provider::{
-    Event, Provider, ProviderError, Request, RetryNotice, RetryPolicy, stream_with_retries,
+    Attempts, Event, Provider, ProviderError, Replay, Request, RetryNotice, RetryPolicy,
 };
 use serde::{Deserialize, Serialize};
 
@@ -320,9 +320,9 @@ async fn map_chunk(
 }
 
 /// Sends `request` and returns the answer's text. Failures before the
-/// first event are retried by the gate; a stream cut mid-answer is retried
-/// here too (nothing was shown to anyone and the review has no side
-/// effects), within the same attempt bound.
+/// first event and a stream cut mid-answer are retried within one bound
+/// and numbered in one sequence: nothing was shown to anyone and the
+/// review has no side effects.
 async fn ask(
     provider: &dyn Provider,
     request: &Request,
@@ -333,16 +333,18 @@ async fn ask(
     let on_retry = |notice: &RetryNotice| {
         progress(ReviewProgress::Retry {
             error: format!(
-                "{label}: {}; retrying in {:.1} s",
+                "{label}: {} (attempt {}); retrying in {:.1} s",
                 notice.error,
+                notice.attempt,
                 notice.delay.as_secs_f64()
             ),
         });
     };
-    let mut cut_retries: u32 = 0;
+    let mut attempts = Attempts::new(*policy);
     loop {
-        let mut stream =
-            stream_with_retries(provider, request, policy, &|| true, &on_retry).await?;
+        let mut stream = attempts
+            .stream(provider, request, &|| true, &on_retry)
+            .await?;
         let mut text = String::new();
         let mut failure = None;
         while let Some(item) = stream.next().await {
@@ -358,20 +360,10 @@ async fn ask(
         let Some(error) = failure else {
             return Ok(text);
         };
-        if !error.is_retryable() || cut_retries + 1 >= policy.max_attempts {
-            return Err(error);
-        }
-        cut_retries += 1;
-        let delay = policy
-            .base_delay
-            .saturating_mul(1 << (cut_retries - 1).min(8))
-            .min(policy.max_delay);
-        on_retry(&RetryNotice {
-            attempt: cut_retries,
-            delay,
-            error: error.with_note("the partial answer is discarded"),
-        });
-        tokio::time::sleep(delay).await;
+        let mut notice = attempts.after_failure(error, Replay::Allowed)?;
+        notice.error = notice.error.with_note("the partial answer is discarded");
+        on_retry(&notice);
+        tokio::time::sleep(notice.delay).await;
     }
 }
 

@@ -43,6 +43,6 @@ pub use openai::OpenAiConfig;
 pub use openai_chat::OpenAiChatProvider;
 pub use openai_responses::OpenAiResponsesProvider;
 pub use provider::{BoxFuture, EventStream, Provider};
-pub use retry::{RetryNotice, RetryPolicy, stream_with_retries};
+pub use retry::{Attempts, Replay, RetryNotice, RetryPolicy, stream_with_retries};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use secret::Secret;

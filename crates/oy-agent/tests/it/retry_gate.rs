@@ -3,7 +3,7 @@
 //! replayed. Paused time makes the backoff instant.
 
 use oy_agent::{AgentError, AgentEvent, TurnStop};
-use oy_provider::ErrorKind;
+use oy_provider::{ErrorKind, Event, ProviderError, ScriptedReply};
 use oy_tools::Mode;
 
 use crate::support::{Ws, builder, call, calls, connect_failure, scripted, text};
@@ -126,4 +126,168 @@ async fn retries_stop_at_the_policys_attempt_bound() {
     );
     assert_eq!(provider.requests().len(), 4);
     agent.transcript().check().unwrap();
+}
+
+/// A stream that breaks after `events`, with a transient cut.
+fn cut_after(events: Vec<Event>) -> ScriptedReply {
+    let mut items: Vec<Result<Event, ProviderError>> = events.into_iter().map(Ok).collect();
+    items.push(Err(ProviderError::new(
+        ErrorKind::StreamCut,
+        "the connection was reset",
+    )));
+    ScriptedReply::Stream(items)
+}
+
+fn text_deltas(events: &[AgentEvent]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::TextDelta { text } => Some(text.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn retry_attempts(events: &[AgentEvent]) -> Vec<u32> {
+    events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::Retry { attempt, .. } => Some(*attempt),
+            _ => None,
+        })
+        .collect()
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_cut_after_text_was_shown_is_not_retried_and_says_why() {
+    let ws = Ws::new();
+    let provider = scripted([
+        cut_after(vec![Event::TextDelta {
+            text: "The answer is".to_owned(),
+        }]),
+        text("The answer is 42"),
+    ]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.build().unwrap();
+
+    let error = agent.turn("what is it?").await.unwrap_err();
+
+    assert!(
+        error
+            .to_string()
+            .contains("not retried: part of the answer was already shown"),
+        "{error}"
+    );
+    assert_eq!(provider.requests().len(), 1);
+    let events = events.events();
+    // Shown once, never repeated; no retry announced.
+    assert_eq!(text_deltas(&events), ["The answer is"]);
+    assert!(retry_attempts(&events).is_empty());
+    agent.transcript().check().unwrap();
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_stream_cut_before_any_text_is_retried_in_one_attempt_sequence() {
+    let ws = Ws::new();
+    let provider = scripted([
+        // Attempt 1 fails before the first event, attempt 2 is cut while
+        // a tool call's arguments stream (nothing shown), attempt 3 works.
+        connect_failure(),
+        cut_after(vec![
+            Event::ToolCallStarted {
+                index: 0,
+                id: "c1".to_owned(),
+                name: "read".to_owned(),
+            },
+            Event::ToolCallArgumentsDelta {
+                index: 0,
+                delta: r#"{"pa"#.to_owned(),
+            },
+        ]),
+        text("done"),
+    ]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.build().unwrap();
+
+    let outcome = agent.turn("go").await.unwrap();
+
+    assert_eq!(outcome.text, "done");
+    assert_eq!(provider.requests().len(), 3);
+    let events = events.events();
+    assert_eq!(retry_attempts(&events), [1, 2]);
+    assert_eq!(text_deltas(&events).concat(), "done");
+}
+
+#[tokio::test(start_paused = true)]
+async fn cut_streams_and_opening_failures_share_one_attempt_bound() {
+    let ws = Ws::new();
+    let provider = scripted([
+        connect_failure(),
+        cut_after(Vec::new()),
+        connect_failure(),
+        cut_after(vec![Event::ToolCallStarted {
+            index: 0,
+            id: "c1".to_owned(),
+            name: "read".to_owned(),
+        }]),
+        text("a fifth attempt would have seen this"),
+    ]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.build().unwrap();
+
+    let error = agent.turn("go").await.unwrap_err();
+
+    assert!(
+        error.to_string().contains("gave up after 4 attempts"),
+        "{error}"
+    );
+    assert_eq!(provider.requests().len(), 4);
+    assert_eq!(retry_attempts(&events.events()), [1, 2, 3]);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_cut_after_a_side_effect_says_why_it_was_not_retried() {
+    let ws = Ws::new();
+    let provider = scripted([
+        calls(&[call("c1", "write", r#"{"path":"a.txt","content":"x"}"#)]),
+        cut_after(Vec::new()),
+        text("a retry would have seen this"),
+    ]);
+    let (builder, _events) = builder(provider.clone(), &ws, Mode::AutoApprove);
+    let mut agent = builder.build().unwrap();
+
+    let error = agent.turn("write").await.unwrap_err();
+
+    assert!(
+        error
+            .to_string()
+            .contains("not retried: a file change or command was already attempted"),
+        "{error}"
+    );
+    assert_eq!(provider.requests().len(), 2);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_silent_server_is_retried_once_then_given_up_on() {
+    let ws = Ws::new();
+    let idle = || {
+        ScriptedReply::Fail(ProviderError::new(
+            ErrorKind::IdleTimeout,
+            "silent for 60 s",
+        ))
+    };
+    let provider = scripted([idle(), idle(), text("never reached")]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.build().unwrap();
+
+    let error = agent.turn("go").await.unwrap_err();
+
+    assert!(
+        error
+            .to_string()
+            .contains("gave up: the provider went silent 2 times in a row"),
+        "{error}"
+    );
+    assert_eq!(provider.requests().len(), 2);
+    assert_eq!(retry_attempts(&events.events()), [1]);
 }

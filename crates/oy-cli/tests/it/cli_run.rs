@@ -555,28 +555,127 @@ fn calls_split_over_one_answer_all_run_in_order() {
 }
 
 #[test]
-fn a_stream_cut_mid_answer_before_any_side_effect_is_retried() {
-    // "A stream cut before completion" is a transient failure,
-    // retried while no side effect was attempted.
+fn a_stream_cut_after_text_was_shown_is_never_repeated() {
+    // Nothing a person or a program reads is ever duplicated: text that
+    // reached stdout or a `text_delta` is not streamed again by a retry;
+    // the error says why the request was not retried.
+    for wire in Wire::BOTH {
+        for json in [false, true] {
+            let oy = Oy::new();
+            let mock = mock_model::start(
+                wire,
+                vec![
+                    mock_model::Step::Cut {
+                        text: "This answer is cut".to_owned(),
+                    },
+                    text("This answer is cut, and now whole."),
+                ],
+            );
+            let args: &[&str] = if json {
+                &["--json", "hello"]
+            } else {
+                &["hello"]
+            };
+            let out = run(&oy, &mock, args);
+            let what = format!("{wire:?} json={json}");
+            assert_eq!(
+                (out.code, mock.requests().len()),
+                (1, 1),
+                "{what}: {}",
+                out.stderr
+            );
+            if json {
+                let events = events(&out);
+                let shown: String = events
+                    .iter()
+                    .filter(|event| event["type"] == "text_delta")
+                    .map(|event| event["text"].as_str().unwrap())
+                    .collect();
+                assert_eq!(shown, "This answer is cut", "{what}");
+                assert!(!types(&events).contains(&"retry".to_owned()), "{what}");
+                let error = events
+                    .iter()
+                    .find(|event| event["type"] == "error")
+                    .unwrap();
+                assert!(
+                    error["message"]
+                        .as_str()
+                        .unwrap()
+                        .contains("not retried: part of the answer was already shown"),
+                    "{what}: {error}"
+                );
+            } else {
+                assert_eq!(
+                    out.stdout.matches("This answer is cut").count(),
+                    1,
+                    "{what}: {}",
+                    out.stdout
+                );
+                assert!(!out.stdout.contains("now whole"), "{what}");
+                assert!(
+                    out.stderr
+                        .contains("not retried: part of the answer was already shown"),
+                    "{what}: {}",
+                    out.stderr
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stream_cut_before_any_text_is_retried_with_one_attempt_count() {
+    // Cut while a tool call's arguments were streaming: nothing was shown
+    // and nothing ran, so the request is sent again.
     for wire in Wire::BOTH {
         let oy = Oy::new();
         let mock = mock_model::start(
             wire,
             vec![
-                mock_model::Step::Cut {
-                    text: "This answer is cut".to_owned(),
+                error(503, None),
+                mock_model::Step::CutDuringCall {
+                    call: mock_model::Call {
+                        name: "read".to_owned(),
+                        args: json!({"path": "a.txt"}),
+                    },
                 },
                 text("The whole answer."),
             ],
         );
-        let out = run(&oy, &mock, &["-q", "hello"]);
+        let out = run(&oy, &mock, &["--json", "hello"]);
         assert_eq!(
             (out.code, mock.requests().len()),
-            (0, 2),
+            (0, 3),
             "{wire:?}: {}",
             out.stderr
         );
-        assert_eq!(out.stdout, "The whole answer.\n");
+        let events = events(&out);
+        let attempts: Vec<u64> = events
+            .iter()
+            .filter(|event| event["type"] == "retry")
+            .map(|event| event["attempt"].as_u64().unwrap())
+            .collect();
+        assert_eq!(attempts, [1, 2], "{wire:?}");
+        assert!(
+            !types(&events).contains(&"tool_call_started".to_owned()),
+            "{wire:?}"
+        );
+        let quiet = Oy::new();
+        let mock = mock_model::start(
+            wire,
+            vec![
+                mock_model::Step::CutDuringCall {
+                    call: mock_model::Call {
+                        name: "read".to_owned(),
+                        args: json!({"path": "a.txt"}),
+                    },
+                },
+                text("The whole answer."),
+            ],
+        );
+        let out = run(&quiet, &mock, &["hello"]);
+        assert_eq!(out.code, 0, "{wire:?}: {}", out.stderr);
+        assert_eq!(out.stdout, "The whole answer.\n", "{wire:?}");
     }
 }
 

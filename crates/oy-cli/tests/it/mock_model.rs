@@ -73,6 +73,9 @@ pub enum Step {
     /// Start streaming `text`, then close the connection before the
     /// answer is complete.
     Cut { text: String },
+    /// Start streaming a call to `call`, then close the connection while
+    /// its arguments are still arriving (no text was streamed).
+    CutDuringCall { call: Call },
 }
 
 /// A plain text answer.
@@ -259,12 +262,24 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
                         && !event.starts_with("event: response.output_text.done")
                 })
                 .collect();
-            let head =
-                "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
-            let _ = stream.write_all(head.as_bytes());
-            let _ = stream.write_all(kept.concat().as_bytes());
-            let _ = stream.flush();
-            let _ = stream.shutdown(Shutdown::Both);
+            send_cut(&mut stream, &kept);
+            return;
+        }
+        Some(Step::CutDuringCall { call }) => {
+            let sse = match wire {
+                Wire::Chat => chat_sse(id, "", std::slice::from_ref(&call)),
+                Wire::Responses => responses_sse(id, "", std::slice::from_ref(&call)),
+            };
+            // Up to the call's end, less its last argument piece.
+            let mut kept: Vec<String> = sse
+                .into_iter()
+                .take_while(|event| {
+                    !event.contains("finish_reason\":\"tool_calls")
+                        && !event.starts_with("event: response.function_call_arguments.done")
+                })
+                .collect();
+            kept.pop();
+            send_cut(&mut stream, &kept);
             return;
         }
         Some(Step::Error {
@@ -293,6 +308,15 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
     let _ = stream.write_all(&reply);
     let _ = stream.flush();
     let _ = stream.shutdown(Shutdown::Write);
+}
+
+/// A 200 streaming `events`, then the connection closed mid-answer.
+fn send_cut(stream: &mut TcpStream, events: &[String]) {
+    let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n\r\n";
+    let _ = stream.write_all(head.as_bytes());
+    let _ = stream.write_all(events.concat().as_bytes());
+    let _ = stream.flush();
+    let _ = stream.shutdown(Shutdown::Both);
 }
 
 type Headers = Vec<(String, String)>;
