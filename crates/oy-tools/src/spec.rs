@@ -83,11 +83,14 @@ impl ToolSpec {
 /// nothing (`$schema`, titles, the struct's own doc, `format`/`minimum: 0`
 /// on integers, `null` in optional fields' types and `default: null`),
 /// keeping descriptions, types, defaults, enums and
-/// `additionalProperties: false`.
+/// `additionalProperties: false`; and says everything in the portable
+/// subset local servers' grammar and template engines handle
+/// (`docs/tools.md`, "Schemas"): a `oneOf` of constants becomes an `enum`.
 fn compact_schema(mut schema: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {
+                constants_to_enum(map);
                 map.remove("$schema");
                 map.remove("title");
                 if map.get("default") == Some(&Value::Null) {
@@ -120,4 +123,63 @@ fn compact_schema(mut schema: Value) -> Value {
     }
     walk(&mut schema);
     schema
+}
+
+/// What schemars makes of a Rust enum whose variants have doc comments — a
+/// `oneOf` of `{"const": …, "description": …}` branches — as one `enum`
+/// with the variants' docs folded into the description. Some chat templates
+/// (llama.cpp's functionary ones) fail every request on a `oneOf`; `enum`
+/// says the same thing everywhere.
+fn constants_to_enum(map: &mut serde_json::Map<String, Value>) {
+    let Some(Value::Array(branches)) = map.get("oneOf") else {
+        return;
+    };
+    let mut values = Vec::new();
+    let mut kinds = Vec::new();
+    let mut notes = Vec::new();
+    for branch in branches {
+        let Some(branch) = branch.as_object() else {
+            return;
+        };
+        let Some(value) = branch.get("const") else {
+            return;
+        };
+        if branch
+            .keys()
+            .any(|key| !matches!(key.as_str(), "const" | "description" | "type"))
+        {
+            return;
+        }
+        if let Some(kind) = branch.get("type")
+            && !kinds.contains(kind)
+        {
+            kinds.push(kind.clone());
+        }
+        if let Some(note) = branch.get("description").and_then(Value::as_str) {
+            let shown = value
+                .as_str()
+                .map_or_else(|| value.to_string(), str::to_owned);
+            notes.push(format!("`{shown}`: {note}"));
+        }
+        values.push(value.clone());
+    }
+    map.remove("oneOf");
+    if let [kind] = kinds.as_slice() {
+        map.insert("type".to_owned(), kind.clone());
+    }
+    map.insert("enum".to_owned(), Value::Array(values));
+    if !notes.is_empty() {
+        let mut description = map
+            .get("description")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_default();
+        for note in notes {
+            if !description.is_empty() {
+                description.push(' ');
+            }
+            description.push_str(&note);
+        }
+        map.insert("description".to_owned(), Value::String(description));
+    }
 }

@@ -72,6 +72,25 @@ fn docs_tools_md_matches_the_registry() {
 }
 
 #[test]
+fn docs_say_the_type_the_schema_says() {
+    // Arrays name their items' type and maps their values' type, read from
+    // the schema: `include` and `args` take strings, not objects.
+    let oy = Oy::new();
+    let generated = oy
+        .run(&["tools", "--format", "markdown", "--mode", "auto"])
+        .stdout;
+    for row in [
+        "| `include` | array of strings |",
+        "| `args` | array of strings |",
+        "| `env` | object of strings |",
+        "| `items` | array of objects |",
+        "| `mode` | `slice` \\| `indentation` |",
+    ] {
+        assert!(generated.contains(row), "{row} not in:\n{generated}");
+    }
+}
+
+#[test]
 fn tools_listing_follows_the_network_switch() {
     let oy = Oy::new();
     let listed = |args: &[&str]| names(&oy.run(args).stdout);

@@ -22,6 +22,7 @@ mod tools_patch_cost;
 mod tools_policy;
 mod tools_protected;
 mod tools_pty;
+mod tools_schema_portability;
 mod tools_search;
 mod tools_smoke;
 mod tools_snapshots;
