@@ -429,8 +429,10 @@ pub(crate) async fn build(config: &Config, choice: &Choice) -> Result<(Arc<dyn P
     }
 }
 
-/// The model: the configured one, else the only (or Ollama's first) model
-/// a local server lists; else a usage error saying how to choose one.
+/// The model: the configured one, else the only model the server lists
+/// (any server: a local one named by `OPENAI_BASE_URL` or a table as much
+/// as an autodetected one), else Ollama's first when Ollama was detected;
+/// else a usage error saying how to choose one.
 pub(crate) async fn choose_model(
     config: &Config,
     choice: &Choice,
@@ -449,25 +451,24 @@ pub(crate) async fn choose_model(
             format!("providers.{}.model in the config", choice.name),
         ));
     }
-    if let Some(kind) = choice.local {
-        let models = match &choice.probed_models {
-            Some(models) => Some(models.clone()),
-            None => tokio::time::timeout(LIST_TIMEOUT, provider.list_models())
-                .await
-                .ok()
-                .and_then(Result::ok),
-        };
-        if let Some(models) = models {
-            let pick = match (kind, models.as_slice()) {
-                (_, [only]) => Some((only, format!("the only model {} lists", kind.name()))),
-                (LocalServerKind::Ollama, [first, ..]) => {
-                    Some((first, "the first model Ollama lists".to_owned()))
-                }
-                _ => None,
-            };
-            if let Some((model, why)) = pick {
-                return Ok((model.id.clone(), why));
+    let models = match &choice.probed_models {
+        Some(models) => Some(models.clone()),
+        None => tokio::time::timeout(LIST_TIMEOUT, provider.list_models())
+            .await
+            .ok()
+            .and_then(Result::ok),
+    };
+    if let Some(models) = models {
+        let server = choice.local.map_or_else(
+            || format!("provider `{}`", choice.name),
+            |kind| kind.name().to_owned(),
+        );
+        match (choice.local, models.as_slice()) {
+            (_, [only]) => return Ok((only.id.clone(), format!("the only model {server} lists"))),
+            (Some(LocalServerKind::Ollama), [first, ..]) => {
+                return Ok((first.id.clone(), "the first model Ollama lists".to_owned()));
             }
+            _ => {}
         }
     }
     Err(UsageError::new(format!(

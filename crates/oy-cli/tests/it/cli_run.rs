@@ -961,3 +961,30 @@ fn json_shows_the_denied_approval() {
     assert_eq!(finished["stop"], "approval_denied");
     assert!(finished["reason"].is_string());
 }
+
+#[test]
+fn a_server_named_by_openai_base_url_that_lists_one_model_supplies_it() {
+    // No --model, no config: the one model the server lists is used, as
+    // for an autodetected server (docs/configuration.md).
+    for wire in Wire::BOTH {
+        let oy = Oy::new();
+        let mock = mock_model::start_listing(wire, vec![text("hi")], Some(&["only-model"]));
+        let mut cmd = mock_model::oy_command(&oy, &mock);
+        cmd.args(["run", "--json", "hello"]);
+        let output = crate::support::output_with_stdin(&mut cmd, None);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(0), "{wire:?}: {stderr}");
+        let stdout = String::from_utf8(output.stdout).unwrap();
+        let started: Value = serde_json::from_str(stdout.lines().next().unwrap()).unwrap();
+        assert_eq!(started["model"], "only-model", "{wire:?}");
+        assert_eq!(mock.turn_requests()[0]["model"], "only-model", "{wire:?}");
+    }
+    // Two models: no guess, the usage error names how to choose.
+    let oy = Oy::new();
+    let mock = mock_model::start_listing(Wire::Chat, vec![text("hi")], Some(&["a", "b"]));
+    let mut cmd = mock_model::oy_command(&oy, &mock);
+    cmd.args(["run", "hello"]);
+    let output = crate::support::output_with_stdin(&mut cmd, None);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("oy model --set ID"));
+}

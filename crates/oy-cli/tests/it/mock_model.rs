@@ -127,6 +127,8 @@ pub fn error(status: u16, retry_after: Option<&str>) -> Step {
 #[derive(Default)]
 struct State {
     steps: VecDeque<Step>,
+    /// What `GET /v1/models` lists; `None` answers 404 like a bare server.
+    models: Option<Vec<String>>,
     requests: Vec<Value>,
     paths: Vec<String>,
     headers: Vec<Vec<(String, String)>>,
@@ -144,10 +146,16 @@ pub struct MockModel {
 
 /// Starts a mock for `wire` that plays `steps` in order.
 pub fn start(wire: Wire, steps: Vec<Step>) -> MockModel {
+    start_listing(wire, steps, None)
+}
+
+/// As [`start`], also answering `GET /v1/models` with `models`.
+pub fn start_listing(wire: Wire, steps: Vec<Step>, models: Option<&[&str]>) -> MockModel {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
     let state = Arc::new(Mutex::new(State {
         steps: steps.into(),
+        models: models.map(|ids| ids.iter().map(|id| (*id).to_owned()).collect()),
         ..State::default()
     }));
     let stop = Arc::new(AtomicBool::new(false));
@@ -213,6 +221,27 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
     let Some((path, headers, body)) = read_request(&stream) else {
         return;
     };
+    if path == "/v1/models" {
+        let listed = state.lock().unwrap().models.clone();
+        let reply = match listed {
+            Some(ids) => {
+                let data: Vec<Value> = ids
+                    .iter()
+                    .map(|id| json!({"id": id, "object": "model", "owned_by": "mock"}))
+                    .collect();
+                http(
+                    200,
+                    &[],
+                    "application/json",
+                    &json!({"object": "list", "data": data}).to_string(),
+                )
+            }
+            None => http(404, &[], "application/json", &error_body("no model listing")),
+        };
+        let _ = stream.write_all(&reply);
+        let _ = stream.flush();
+        return;
+    }
     let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
     let step = {
         let mut state = state.lock().unwrap();
