@@ -17,7 +17,7 @@ use crate::provider::{BoxFuture, EventStream, Provider};
 use crate::pump::{self, Step};
 
 use decode::ChatDecoder;
-use wire::ChatRequest;
+use wire::request_body;
 
 /// The Chat Completions backend.
 #[derive(Debug, Clone)]
@@ -41,13 +41,14 @@ impl OpenAiChatProvider {
     }
 
     async fn open(&self, request: &Request) -> Result<EventStream, ProviderError> {
-        let body = serde_json::to_vec(&ChatRequest::new(request, self.client.is_openai()))
-            .map_err(|error| {
+        let body = serde_json::to_vec(&request_body(request, self.client.is_openai())).map_err(
+            |error| {
                 ProviderError::new(
                     ErrorKind::Config,
                     format!("cannot encode the request: {error}"),
                 )
-            })?;
+            },
+        )?;
         let reader = self.client.post_stream("/chat/completions", body).await?;
         Ok(Box::pin(pump::events(State {
             reader,

@@ -236,7 +236,12 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
                     &json!({"object": "list", "data": data}).to_string(),
                 )
             }
-            None => http(404, &[], "application/json", &error_body("no model listing")),
+            None => http(
+                404,
+                &[],
+                "application/json",
+                &error_body("no model listing"),
+            ),
         };
         let _ = stream.write_all(&reply);
         let _ = stream.flush();

@@ -1,170 +1,131 @@
-//! Chat Completions wire types: the request body oy sends (built from the
-//! neutral [`Request`]) and the streamed chunks it reads back, lenient about
-//! what compatible servers leave out. They never leave this crate.
+//! Chat Completions wire types: the request body oy sends (async-openai's
+//! `CreateChatCompletionRequest`, generated from OpenAI's spec, built from
+//! the neutral [`Request`]) and the streamed chunks it reads back, lenient
+//! about what compatible servers leave out. They never leave this crate.
 
-use serde::{Deserialize, Serialize};
+use async_openai::types::chat::{
+    ChatCompletionMessageToolCall, ChatCompletionMessageToolCalls,
+    ChatCompletionRequestAssistantMessage, ChatCompletionRequestAssistantMessageContent,
+    ChatCompletionRequestDeveloperMessage, ChatCompletionRequestMessage,
+    ChatCompletionRequestSystemMessage, ChatCompletionRequestToolMessage,
+    ChatCompletionRequestUserMessage, ChatCompletionStreamOptions, ChatCompletionTool,
+    ChatCompletionTools, CreateChatCompletionRequest, FunctionCall, FunctionObject,
+};
+use serde::Deserialize;
 use serde_json::Value;
 
 use crate::model::{Message, ReasoningEffort, Request};
 
-/// The body of `POST /chat/completions`.
-#[derive(Debug, Serialize)]
-pub(crate) struct ChatRequest<'a> {
-    model: &'a str,
-    messages: Vec<ChatMessage<'a>>,
-    stream: bool,
-    stream_options: StreamOptions,
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    tools: Vec<ChatTool<'a>>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_completion_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    max_tokens: Option<u32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    temperature: Option<f32>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reasoning_effort: Option<&'static str>,
-}
-
-#[derive(Debug, Serialize)]
-struct StreamOptions {
-    include_usage: bool,
-}
-
-#[derive(Debug, Serialize)]
-#[serde(tag = "role", rename_all = "snake_case")]
-enum ChatMessage<'a> {
-    System {
-        content: &'a str,
-    },
-    Developer {
-        content: &'a str,
-    },
-    User {
-        content: &'a str,
-    },
-    Assistant {
-        // Optional when there are tool calls; omitted rather than `null`.
-        #[serde(skip_serializing_if = "Option::is_none")]
-        content: Option<&'a str>,
-        #[serde(skip_serializing_if = "Vec::is_empty")]
-        tool_calls: Vec<ChatToolCall<'a>>,
-    },
-    Tool {
-        tool_call_id: &'a str,
-        content: &'a str,
-    },
-}
-
-#[derive(Debug, Serialize)]
-struct ChatToolCall<'a> {
-    id: &'a str,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: ChatFunctionCall<'a>,
-}
-
-#[derive(Debug, Serialize)]
-struct ChatFunctionCall<'a> {
-    name: &'a str,
-    arguments: &'a str,
-}
-
-#[derive(Debug, Serialize)]
-struct ChatTool<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    function: ChatFunction<'a>,
-}
-
-#[derive(Debug, Serialize)]
-struct ChatFunction<'a> {
-    name: &'a str,
-    description: &'a str,
-    parameters: &'a Value,
-}
-
-impl<'a> ChatRequest<'a> {
-    /// Maps `request`. `openai` selects OpenAI's own dialect: instructions
-    /// as a `developer` message and `max_completion_tokens` (its reasoning
-    /// models reject `max_tokens`). Every other server gets `system` and
-    /// `max_tokens`, which vLLM, llama.cpp, Ollama, LM Studio and LiteLLM
-    /// all understand while some of them ignore or reject the newer names.
-    pub(crate) fn new(request: &'a Request, openai: bool) -> Self {
-        let mut messages = Vec::with_capacity(request.messages.len() + 1);
-        if let Some(instructions) = request.instructions.as_deref() {
-            messages.push(if openai {
-                ChatMessage::Developer {
-                    content: instructions,
-                }
-            } else {
-                ChatMessage::System {
-                    content: instructions,
-                }
-            });
-        }
-        for message in &request.messages {
-            match message {
-                Message::User { text } => messages.push(ChatMessage::User { content: text }),
-                Message::Assistant {
-                    text, tool_calls, ..
-                } => messages.push(ChatMessage::Assistant {
-                    content: text.as_deref(),
-                    tool_calls: tool_calls
-                        .iter()
-                        .map(|call| ChatToolCall {
-                            id: &call.id,
-                            kind: "function",
-                            function: ChatFunctionCall {
-                                name: &call.name,
-                                arguments: &call.arguments,
-                            },
-                        })
-                        .collect(),
-                }),
-                Message::ToolResult {
-                    call_id, output, ..
-                } => messages.push(ChatMessage::Tool {
-                    tool_call_id: call_id,
-                    content: output,
-                }),
-            }
-        }
-        let tools = request
-            .tools
-            .iter()
-            .map(|tool| ChatTool {
-                kind: "function",
-                function: ChatFunction {
-                    name: &tool.name,
-                    description: &tool.description,
-                    parameters: &tool.parameters,
+/// The body of `POST /chat/completions` for `request`. `openai` selects
+/// OpenAI's own dialect: instructions as a `developer` message and
+/// `max_completion_tokens` (its reasoning models reject `max_tokens`).
+/// Every other server gets `system` and `max_tokens`, which vLLM,
+/// llama.cpp, Ollama, LM Studio and LiteLLM all understand while some of
+/// them ignore or reject the newer names.
+pub(crate) fn request_body(request: &Request, openai: bool) -> CreateChatCompletionRequest {
+    let mut messages = Vec::with_capacity(request.messages.len() + 1);
+    if let Some(instructions) = request.instructions.clone() {
+        messages.push(if openai {
+            ChatCompletionRequestMessage::Developer(ChatCompletionRequestDeveloperMessage {
+                content: instructions.into(),
+                name: None,
+            })
+        } else {
+            ChatCompletionRequestMessage::System(ChatCompletionRequestSystemMessage {
+                content: instructions.into(),
+                name: None,
+            })
+        });
+    }
+    messages.extend(request.messages.iter().map(message));
+    let tools = request
+        .tools
+        .iter()
+        .map(|tool| {
+            ChatCompletionTools::Function(ChatCompletionTool {
+                function: FunctionObject {
+                    name: tool.name.clone(),
+                    description: Some(tool.description.clone()),
+                    parameters: Some(tool.parameters.clone()),
+                    strict: None,
                 },
             })
-            .collect();
-        let (max_completion_tokens, max_tokens) = if openai {
-            (request.max_output_tokens, None)
-        } else {
-            (None, request.max_output_tokens)
-        };
-        Self {
-            model: &request.model,
-            messages,
-            // Set explicitly: nothing else adds it.
-            stream: true,
-            stream_options: StreamOptions {
-                include_usage: true,
-            },
-            tools,
-            max_completion_tokens,
-            max_tokens,
-            temperature: request.temperature,
-            reasoning_effort: request.reasoning.map(|effort| match effort {
-                ReasoningEffort::Low => "low",
-                ReasoningEffort::Medium => "medium",
-                ReasoningEffort::High => "high",
-            }),
+        })
+        .collect::<Vec<_>>();
+    let mut body = CreateChatCompletionRequest {
+        model: request.model.clone(),
+        messages,
+        // Set explicitly: nothing else adds it.
+        stream: Some(true),
+        stream_options: Some(ChatCompletionStreamOptions {
+            include_usage: Some(true),
+            include_obfuscation: None,
+        }),
+        tools: (!tools.is_empty()).then_some(tools),
+        temperature: request.temperature,
+        reasoning_effort: request.reasoning.map(|effort| match effort {
+            ReasoningEffort::Low => async_openai::types::chat::ReasoningEffort::Low,
+            ReasoningEffort::Medium => async_openai::types::chat::ReasoningEffort::Medium,
+            ReasoningEffort::High => async_openai::types::chat::ReasoningEffort::High,
+        }),
+        ..CreateChatCompletionRequest::default()
+    };
+    if openai {
+        body.max_completion_tokens = request.max_output_tokens;
+    } else {
+        set_max_tokens(&mut body, request.max_output_tokens);
+    }
+    body
+}
+
+/// `max_tokens`: deprecated by OpenAI, and still the one name every other
+/// compatible server reads.
+#[expect(
+    deprecated,
+    reason = "non-OpenAI servers read max_tokens, not its successor"
+)]
+fn set_max_tokens(body: &mut CreateChatCompletionRequest, max: Option<u32>) {
+    body.max_tokens = max;
+}
+
+fn message(message: &Message) -> ChatCompletionRequestMessage {
+    match message {
+        Message::User { text } => {
+            ChatCompletionRequestMessage::User(ChatCompletionRequestUserMessage {
+                content: text.clone().into(),
+                name: None,
+            })
         }
+        Message::Assistant {
+            text, tool_calls, ..
+        } => {
+            let calls: Vec<ChatCompletionMessageToolCalls> = tool_calls
+                .iter()
+                .map(|call| {
+                    ChatCompletionMessageToolCalls::Function(ChatCompletionMessageToolCall {
+                        id: call.id.clone(),
+                        function: FunctionCall {
+                            name: call.name.clone(),
+                            arguments: call.arguments.clone(),
+                        },
+                    })
+                })
+                .collect();
+            ChatCompletionRequestMessage::Assistant(ChatCompletionRequestAssistantMessage {
+                // Optional when there are tool calls; omitted rather than `null`.
+                content: text
+                    .clone()
+                    .map(ChatCompletionRequestAssistantMessageContent::Text),
+                tool_calls: (!calls.is_empty()).then_some(calls),
+                ..ChatCompletionRequestAssistantMessage::default()
+            })
+        }
+        Message::ToolResult {
+            call_id, output, ..
+        } => ChatCompletionRequestMessage::Tool(ChatCompletionRequestToolMessage {
+            content: output.clone().into(),
+            tool_call_id: call_id.clone(),
+        }),
     }
 }
 
@@ -245,7 +206,7 @@ where
 mod tests {
     use serde_json::json;
 
-    use super::ChatRequest;
+    use super::request_body;
     use crate::model::{Message, Request};
 
     #[test]
@@ -259,14 +220,14 @@ mod tests {
             max_output_tokens: Some(100),
             ..Request::default()
         };
-        let openai = serde_json::to_value(ChatRequest::new(&request, true)).unwrap();
+        let openai = serde_json::to_value(request_body(&request, true)).unwrap();
         assert_eq!(
             openai["messages"][0],
             json!({"role": "developer", "content": "Be brief."})
         );
         assert_eq!(openai["max_completion_tokens"], 100);
         assert!(openai.get("max_tokens").is_none());
-        let other = serde_json::to_value(ChatRequest::new(&request, false)).unwrap();
+        let other = serde_json::to_value(request_body(&request, false)).unwrap();
         assert_eq!(other["messages"][0]["role"], "system");
         assert_eq!(other["max_tokens"], 100);
         assert!(other.get("max_completion_tokens").is_none());

@@ -361,8 +361,10 @@ async fn request_body_has_the_responses_shape() {
     assert_eq!(
         body["input"],
         json!([
-            {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hello"}]},
-            {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "Looking.", "annotations": []}]},
+            // The spec's least ambiguous message form: one `InputItem`
+            // branch (EasyInputMessage) matches it.
+            {"type": "message", "role": "user", "content": "hello"},
+            {"type": "message", "role": "assistant", "content": "Looking."},
             {"type": "function_call", "call_id": "call_9", "name": "read", "arguments": "{}"},
             {"type": "function_call_output", "call_id": "call_9", "output": "TOOL_ERROR: missing path"},
         ])
