@@ -11,6 +11,7 @@
 
 mod converse;
 mod decode;
+mod endpoints;
 mod errors;
 mod request;
 
@@ -30,7 +31,7 @@ pub use aws_types::SdkConfig;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
-use crate::provider::{BoxFuture, EventStream, Provider};
+use crate::provider::{BoxFuture, EventStream, Provider, within};
 use crate::pump::{self, Step};
 
 use decode::ConverseDecoder;
@@ -78,6 +79,9 @@ pub struct BedrockProvider {
     client: Client,
     /// The control-plane API, for ListFoundationModels.
     control: aws_sdk_bedrock::Client,
+    /// How messages name the runtime and the control plane (where each is).
+    runtime_name: String,
+    control_name: String,
     idle_timeout: Duration,
     streaming: bool,
 }
@@ -93,11 +97,16 @@ impl BedrockProvider {
             .behavior_version(aws_sdk_bedrock::config::BehaviorVersion::latest())
             .region(aws_sdk_bedrock::config::Region::new(config.region))
             .credentials_provider(config.credentials);
-        if let Some(url) = config.endpoint_url {
-            builder = builder.endpoint_url(&url);
+        if let Some(url) = &config.endpoint_url {
+            builder = builder.endpoint_url(url);
             control = control.endpoint_url(url);
         }
-        Self::with_builders(builder, control, config.idle_timeout)
+        Self::with_builders(
+            builder,
+            control,
+            config.endpoint_url.as_deref(),
+            config.idle_timeout,
+        )
     }
 
     /// A provider from an [`SdkConfig`] the frontend loaded (region,
@@ -107,6 +116,7 @@ impl BedrockProvider {
         Self::with_builders(
             Builder::from(config),
             aws_sdk_bedrock::config::Builder::from(config),
+            config.endpoint_url(),
             DEFAULT_IDLE_TIMEOUT,
         )
     }
@@ -128,6 +138,7 @@ impl BedrockProvider {
     fn with_builders(
         builder: Builder,
         control: aws_sdk_bedrock::config::Builder,
+        endpoint_url: Option<&str>,
         idle_timeout: Duration,
     ) -> Self {
         let config = builder
@@ -137,7 +148,10 @@ impl BedrockProvider {
         let control = control
             .retry_config(aws_sdk_bedrock::config::retry::RetryConfig::disabled())
             .build();
+        let region = config.region().map(ToString::to_string);
         Self {
+            runtime_name: endpoints::describe("runtime", endpoint_url, region.as_deref()),
+            control_name: endpoints::describe("control plane", endpoint_url, region.as_deref()),
             client: Client::from_conf(config),
             control: aws_sdk_bedrock::Client::from_conf(control),
             idle_timeout,
@@ -147,11 +161,14 @@ impl BedrockProvider {
 
     /// ListFoundationModels: the models that answer with text.
     async fn models(&self) -> Result<Vec<ModelInfo>, ProviderError> {
-        let call = self.control.list_foundation_models().send();
-        let output = tokio::time::timeout(self.idle_timeout, call)
-            .await
-            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
-            .map_err(|error| errors::from_call(error, "list Bedrock models"))?;
+        let call = async {
+            self.control
+                .list_foundation_models()
+                .send()
+                .await
+                .map_err(|error| errors::from_call(error, &self.control_name))
+        };
+        let output = within(self.idle_timeout, &self.control_name, call).await?;
         let mut models: Vec<ModelInfo> = output
             .model_summaries()
             .iter()
@@ -186,10 +203,11 @@ impl BedrockProvider {
             .set_tool_config(input.tool_config)
             .set_inference_config(input.inference)
             .send();
-        let output = tokio::time::timeout(self.idle_timeout, call)
-            .await
-            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
-            .map_err(errors::from_send)?;
+        let call = async {
+            call.await
+                .map_err(|error| errors::from_send(error, &self.runtime_name))
+        };
+        let output = within(self.idle_timeout, &self.runtime_name, call).await?;
         Ok(Box::pin(pump::events(State {
             receiver: output.stream,
             idle_timeout: self.idle_timeout,
@@ -211,10 +229,11 @@ impl BedrockProvider {
             .set_tool_config(input.tool_config)
             .set_inference_config(input.inference)
             .send();
-        let output = tokio::time::timeout(self.idle_timeout, call)
-            .await
-            .map_err(|_| ProviderError::new(ErrorKind::Timeout, "Bedrock did not answer in time"))?
-            .map_err(|error| errors::from_call(error, "reach Bedrock"))?;
+        let call = async {
+            call.await
+                .map_err(|error| errors::from_call(error, &self.runtime_name))
+        };
+        let output = within(self.idle_timeout, &self.runtime_name, call).await?;
         let events = converse::events(&output)?;
         Ok(Box::pin(futures_util::stream::iter(
             events.into_iter().map(Ok),

@@ -2,10 +2,11 @@
 
 use std::future::Future;
 use std::pin::Pin;
+use std::time::Duration;
 
 use futures_core::Stream;
 
-use crate::error::ProviderError;
+use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
 
 /// A stream of answer events; an `Err` item ends it.
@@ -28,4 +29,20 @@ pub trait Provider: Send + Sync {
 
     /// The models this provider offers.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
+}
+
+/// `call`, or a [`ErrorKind::Timeout`] naming `who` once `timeout` passed.
+pub(crate) async fn within<T>(
+    timeout: Duration,
+    who: &str,
+    call: impl Future<Output = Result<T, ProviderError>>,
+) -> Result<T, ProviderError> {
+    tokio::time::timeout(timeout, call)
+        .await
+        .unwrap_or_else(|_| {
+            Err(ProviderError::new(
+                ErrorKind::Timeout,
+                format!("{who} did not answer within {} s", timeout.as_secs_f32()),
+            ))
+        })
 }
