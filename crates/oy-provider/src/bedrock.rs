@@ -2,17 +2,19 @@
 //! `ConverseStream`, with tool use. The frontend resolves configuration
 //! (oy-cli calls `aws_config::defaults(BehaviorVersion::latest()).load()`
 //! for the standard credential chain, `AWS_REGION` and `AWS_PROFILE`) and
-//! passes the resulting [`SdkConfig`] in, or builds a [`BedrockConfig`]
-//! from explicit values; this crate never reads the environment. The SDK's
-//! own retries and stalled-stream protection are off: [`crate::retry`]
-//! decides retries (never after a side effect) and the idle timeout here
-//! cuts silent streams. Model listing (`ListFoundationModels`) is in the
-//! control-plane API, `aws-sdk-bedrock`.
+//! passes the resulting [`SdkConfig`] in, with any [`BedrockEndpoints`]
+//! override, or builds a [`BedrockConfig`] from explicit values; this crate
+//! never reads the environment. The SDK's own retries and stalled-stream
+//! protection are off: [`crate::retry`] decides retries (never after a side
+//! effect) and the idle timeout here cuts silent streams. Model listing
+//! (`ListFoundationModels`) is in the control-plane API, `aws-sdk-bedrock`,
+//! which is reached at its own endpoint, never at the runtime's.
 
 mod converse;
 mod decode;
 mod endpoints;
 mod errors;
+mod probe;
 mod request;
 
 use std::collections::VecDeque;
@@ -28,10 +30,11 @@ use aws_sdk_bedrockruntime::primitives::event_stream::EventReceiver;
 use aws_sdk_bedrockruntime::types::ConverseStreamOutput;
 use aws_sdk_bedrockruntime::types::error::ConverseStreamOutputError;
 pub use aws_types::SdkConfig;
+pub use endpoints::BedrockEndpoints;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
-use crate::provider::{BoxFuture, EventStream, Provider, within};
+use crate::provider::{BoxFuture, EventStream, Provider, Reachability, within};
 use crate::pump::{self, Step};
 
 use decode::ConverseDecoder;
@@ -45,9 +48,10 @@ const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(60);
 pub struct BedrockConfig {
     /// The AWS region (`us-east-1`…).
     pub region: String,
-    /// Send requests here instead of the regional endpoint (tests, VPC
-    /// endpoints). Requests are still signed.
-    pub endpoint_url: Option<String>,
+    /// Where the runtime and the control plane are reached instead of the
+    /// regional endpoints (tests, VPC endpoints, proxies). Requests are
+    /// still signed.
+    pub endpoints: BedrockEndpoints,
     /// Where credentials come from.
     pub credentials: SharedCredentialsProvider,
     /// A stream silent this long is cut ([`ErrorKind::IdleTimeout`]).
@@ -55,20 +59,27 @@ pub struct BedrockConfig {
 }
 
 impl BedrockConfig {
-    /// Settings for `region` with `credentials`, the regional endpoint and a
-    /// 60 s idle timeout.
+    /// Settings for `region` with `credentials`, the regional endpoints and
+    /// a 60 s idle timeout.
     pub fn new(region: impl Into<String>, credentials: impl ProvideCredentials + 'static) -> Self {
         Self {
             region: region.into(),
-            endpoint_url: None,
+            endpoints: BedrockEndpoints::default(),
             credentials: SharedCredentialsProvider::new(credentials),
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
         }
     }
 
-    /// The same settings with requests sent to `url`.
+    /// The same settings with runtime requests (prompts) sent to `url`.
     pub fn with_endpoint_url(mut self, url: impl Into<String>) -> Self {
-        self.endpoint_url = Some(url.into());
+        self.endpoints.runtime = Some(url.into());
+        self
+    }
+
+    /// The same settings with control-plane requests (model listing) sent
+    /// to `url`.
+    pub fn with_control_endpoint_url(mut self, url: impl Into<String>) -> Self {
+        self.endpoints.control = Some(url.into());
         self
     }
 }
@@ -89,34 +100,28 @@ pub struct BedrockProvider {
 impl BedrockProvider {
     /// A provider from explicit settings.
     pub fn new(config: BedrockConfig) -> Self {
-        let mut builder = Builder::new()
+        let builder = Builder::new()
             .behavior_version(BehaviorVersion::latest())
             .region(Region::new(config.region.clone()))
             .credentials_provider(config.credentials.clone());
-        let mut control = aws_sdk_bedrock::config::Builder::new()
+        let control = aws_sdk_bedrock::config::Builder::new()
             .behavior_version(aws_sdk_bedrock::config::BehaviorVersion::latest())
             .region(aws_sdk_bedrock::config::Region::new(config.region))
             .credentials_provider(config.credentials);
-        if let Some(url) = &config.endpoint_url {
-            builder = builder.endpoint_url(url);
-            control = control.endpoint_url(url);
-        }
-        Self::with_builders(
-            builder,
-            control,
-            config.endpoint_url.as_deref(),
-            config.idle_timeout,
-        )
+        Self::with_builders(builder, control, &config.endpoints, config.idle_timeout)
     }
 
     /// A provider from an [`SdkConfig`] the frontend loaded (region,
-    /// credentials, endpoint override), with a 60 s idle timeout. A missing
-    /// region shows up as an [`ErrorKind::Config`] error on the first call.
-    pub fn from_sdk_config(config: &SdkConfig) -> Self {
+    /// credentials, the SDK's endpoint settings) with `endpoints` on top,
+    /// and a 60 s idle timeout. An override for the runtime belongs in
+    /// `endpoints`, not in the `SdkConfig`: there it would apply to the
+    /// control plane too. A missing region shows up as an
+    /// [`ErrorKind::Config`] error on the first call.
+    pub fn from_sdk_config(config: &SdkConfig, endpoints: &BedrockEndpoints) -> Self {
         Self::with_builders(
             Builder::from(config),
             aws_sdk_bedrock::config::Builder::from(config),
-            config.endpoint_url(),
+            endpoints,
             DEFAULT_IDLE_TIMEOUT,
         )
     }
@@ -136,11 +141,19 @@ impl BedrockProvider {
     }
 
     fn with_builders(
-        builder: Builder,
-        control: aws_sdk_bedrock::config::Builder,
-        endpoint_url: Option<&str>,
+        mut builder: Builder,
+        mut control: aws_sdk_bedrock::config::Builder,
+        endpoints: &BedrockEndpoints,
         idle_timeout: Duration,
     ) -> Self {
+        let runtime_url = endpoints.runtime.clone();
+        let control_url = endpoints.control_url();
+        if let Some(url) = &runtime_url {
+            builder = builder.endpoint_url(url);
+        }
+        if let Some(url) = &control_url {
+            control = control.endpoint_url(url);
+        }
         let config = builder
             .retry_config(RetryConfig::disabled())
             .stalled_stream_protection(StalledStreamProtectionConfig::disabled())
@@ -150,8 +163,12 @@ impl BedrockProvider {
             .build();
         let region = config.region().map(ToString::to_string);
         Self {
-            runtime_name: endpoints::describe("runtime", endpoint_url, region.as_deref()),
-            control_name: endpoints::describe("control plane", endpoint_url, region.as_deref()),
+            runtime_name: endpoints::describe("runtime", runtime_url.as_deref(), region.as_deref()),
+            control_name: endpoints::describe(
+                "control plane",
+                control_url.as_deref(),
+                region.as_deref(),
+            ),
             client: Client::from_conf(config),
             control: aws_sdk_bedrock::Client::from_conf(control),
             idle_timeout,
@@ -256,6 +273,23 @@ impl Provider for BedrockProvider {
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
         Box::pin(self.models())
     }
+
+    /// The runtime and the control plane are asked separately (and at
+    /// once): a model list that cannot be had says nothing about prompts.
+    fn check(&self, timeout: Duration) -> BoxFuture<'_, Reachability> {
+        Box::pin(async move {
+            let (inference, models) = futures_util::future::join(
+                within(
+                    timeout,
+                    &self.runtime_name,
+                    probe::runtime(&self.client, &self.runtime_name),
+                ),
+                within(timeout, &self.control_name, self.models()),
+            )
+            .await;
+            Reachability { inference, models }
+        })
+    }
 }
 
 type Receiver = EventReceiver<ConverseStreamOutput, ConverseStreamOutputError>;
@@ -291,5 +325,49 @@ impl Step for State {
             Some(event) => self.decoder.event(event, out).map(|()| true),
             None => self.decoder.eof(out).map(|()| false),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use aws_sdk_bedrockruntime::config::Credentials;
+
+    use super::*;
+
+    fn config() -> BedrockConfig {
+        let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+        BedrockConfig::new("us-east-1", credentials)
+    }
+
+    #[test]
+    fn a_runtime_endpoint_is_not_given_to_the_control_plane() {
+        let provider = BedrockProvider::new(config().with_endpoint_url("http://127.0.0.1:4566"));
+        assert_eq!(
+            provider.runtime_name,
+            "the Bedrock runtime at http://127.0.0.1:4566"
+        );
+        assert_eq!(
+            provider.control_name,
+            "the Bedrock control plane in us-east-1"
+        );
+    }
+
+    #[test]
+    fn a_vpc_runtime_endpoint_from_the_frontend_implies_the_control_plane() {
+        let sdk = SdkConfig::builder()
+            .region(Region::new("us-east-1"))
+            .behavior_version(BehaviorVersion::latest())
+            .build();
+        let endpoints = BedrockEndpoints {
+            runtime: Some("https://vpce-123.bedrock-runtime.us-east-1.vpce.amazonaws.com".into()),
+            control: None,
+        };
+        let provider = BedrockProvider::from_sdk_config(&sdk, &endpoints);
+        assert_eq!(
+            provider.control_name,
+            "the Bedrock control plane at https://vpce-123.bedrock.us-east-1.vpce.amazonaws.com"
+        );
+        let provider = BedrockProvider::from_sdk_config(&sdk, &BedrockEndpoints::default());
+        assert_eq!(provider.runtime_name, "the Bedrock runtime in us-east-1");
     }
 }

@@ -1,4 +1,5 @@
-//! The `Provider` trait every backend implements.
+//! The `Provider` trait every backend implements, and [`Reachability`],
+//! what its `check` finds.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -15,6 +16,20 @@ pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, ProviderError>> +
 /// A boxed future, so the trait stays usable as `dyn Provider`.
 pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
 
+/// What [`Provider::check`] found. The two parts are separate because a
+/// backend may list its models somewhere other than where it answers
+/// prompts (Bedrock: the control plane and the runtime), and a run needs
+/// only the second.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Reachability {
+    /// `Ok` when the endpoint that answers prompts answered and did not
+    /// reject the credentials.
+    pub inference: Result<(), ProviderError>,
+    /// The models listed, or why they could not be.
+    pub models: Result<Vec<ModelInfo>, ProviderError>,
+}
+
 /// A model backend. Chosen at run time; tests implement it with a script.
 pub trait Provider: Send + Sync {
     /// A short name for messages (`openai-chat`, `bedrock`…).
@@ -29,6 +44,20 @@ pub trait Provider: Send + Sync {
 
     /// The models this provider offers.
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>>;
+
+    /// Whether a prompt would reach the model server, and its models,
+    /// without spending tokens; each part waits at most `timeout`. The
+    /// default lists the models once: servers that list them where they
+    /// answer prompts answer both questions with one call.
+    fn check(&self, timeout: Duration) -> BoxFuture<'_, Reachability> {
+        Box::pin(async move {
+            let models = within(timeout, "the provider", self.list_models()).await;
+            Reachability {
+                inference: models.as_ref().map(|_| ()).map_err(Clone::clone),
+                models,
+            }
+        })
+    }
 }
 
 /// `call`, or a [`ErrorKind::Timeout`] naming `who` once `timeout` passed.

@@ -146,7 +146,7 @@ async fn a_refused_connection_names_the_endpoint_and_the_cause() {
     );
 
     let provider = BedrockProvider::new(
-        BedrockConfig::new("us-east-1", credentials()).with_endpoint_url(&url),
+        BedrockConfig::new("us-east-1", credentials()).with_control_endpoint_url(&url),
     );
     let error = provider.list_models().await.unwrap_err();
     assert_eq!(error.kind(), ErrorKind::Connect, "{error}");
@@ -297,7 +297,7 @@ async fn listing_models_without_permission_names_the_credential_chain() {
         .mount(&server)
         .await;
     let provider = BedrockProvider::new(
-        BedrockConfig::new("us-east-1", credentials()).with_endpoint_url(server.uri()),
+        BedrockConfig::new("us-east-1", credentials()).with_control_endpoint_url(server.uri()),
     );
     let error = provider.list_models().await.unwrap_err();
     assert_eq!(error.http_status(), Some(403));
