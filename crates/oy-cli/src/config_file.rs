@@ -42,6 +42,7 @@ const PROVIDER_KEYS: &[&str] = &[
     "region",
     "profile",
     "endpoint_url",
+    "control_endpoint_url",
 ];
 
 /// The keys a workspace config may set: each can only make a run stricter.
@@ -137,7 +138,11 @@ pub(crate) struct ProviderTable {
     pub(crate) model: Option<String>,
     pub(crate) region: Option<String>,
     pub(crate) profile: Option<String>,
+    /// Bedrock's runtime (prompts): a VPC endpoint, a proxy.
     pub(crate) endpoint_url: Option<String>,
+    /// Bedrock's control plane (model listing), when it is not where
+    /// `endpoint_url` implies.
+    pub(crate) control_endpoint_url: Option<String>,
 }
 
 impl fmt::Debug for ProviderTable {
@@ -153,6 +158,7 @@ impl fmt::Debug for ProviderTable {
             .field("region", &self.region)
             .field("profile", &self.profile)
             .field("endpoint_url", &self.endpoint_url)
+            .field("control_endpoint_url", &self.control_endpoint_url)
             .finish()
     }
 }

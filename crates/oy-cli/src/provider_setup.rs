@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use anyhow::Result;
 use oy_provider::{
-    BedrockProvider, LocalServer, LocalServerKind, ModelInfo, OpenAiChatProvider, OpenAiConfig,
-    OpenAiResponsesProvider, Provider, Secret,
+    BedrockEndpoints, BedrockProvider, LocalServer, LocalServerKind, ModelInfo, OpenAiChatProvider,
+    OpenAiConfig, OpenAiResponsesProvider, Provider, Secret,
 };
 
 use crate::config::Config;
@@ -63,7 +63,10 @@ pub(crate) enum Backend {
     Bedrock {
         region: Option<String>,
         profile: Option<String>,
+        /// The runtime's endpoint (prompts).
         endpoint_url: Option<String>,
+        /// The control plane's endpoint (model listing).
+        control_endpoint_url: Option<String>,
         /// What suggests credentials exist (`AWS_PROFILE`…), if anything.
         credentials: Option<String>,
     },
@@ -239,6 +242,7 @@ fn named(config: &Config, name: &str, why: String) -> Result<Choice> {
             region: table_ref.region.clone(),
             profile: table_ref.profile.clone(),
             endpoint_url: table_ref.endpoint_url.clone(),
+            control_endpoint_url: table_ref.control_endpoint_url.clone(),
             credentials: config.provider_env.aws_credentials.clone(),
         },
         ProviderKind::Openai => {
@@ -402,6 +406,7 @@ pub(crate) async fn build(config: &Config, choice: &Choice) -> Result<(Arc<dyn P
             region,
             profile,
             endpoint_url,
+            control_endpoint_url,
             ..
         } => {
             let mut loader = aws_config::defaults(aws_config::BehaviorVersion::latest());
@@ -411,21 +416,39 @@ pub(crate) async fn build(config: &Config, choice: &Choice) -> Result<(Arc<dyn P
             if let Some(profile) = profile {
                 loader = loader.profile_name(profile);
             }
-            if let Some(url) = endpoint_url {
-                loader = loader.endpoint_url(url);
-            }
+            // The endpoints go to the provider, not the loader: an
+            // endpoint in the SDK config applies to every service, and the
+            // runtime's would then receive the control plane's calls.
             let sdk = loader.load().await;
             let endpoint = match (endpoint_url, sdk.region()) {
                 (Some(url), _) => url.clone(),
                 (None, Some(region)) => format!("Bedrock in {region}"),
                 (None, None) => "Bedrock (no region configured)".to_owned(),
             };
-            let mut provider = BedrockProvider::from_sdk_config(&sdk);
+            let endpoints = BedrockEndpoints {
+                runtime: endpoint_url.clone(),
+                control: control_endpoint_url.clone(),
+            };
+            let mut provider = BedrockProvider::from_sdk_config(&sdk, &endpoints);
             if let Some(idle) = config.idle_timeout {
                 provider = provider.with_idle_timeout(idle);
             }
             Ok((Arc::new(provider), endpoint))
         }
+    }
+}
+
+/// What to do when the model list cannot be had but prompts can get
+/// through: for Bedrock the list comes from its control plane, which a
+/// runtime endpoint does not serve.
+pub(crate) fn listing_hint(choice: &Choice) -> Option<String> {
+    match choice.backend {
+        Backend::Bedrock { .. } => Some(format!(
+            "Bedrock lists models through its control plane (service `bedrock`), not the runtime; \
+             set control_endpoint_url in [providers.{}] (kind = \"bedrock\") to where it is served",
+            choice.name
+        )),
+        Backend::OpenAi { .. } => None,
     }
 }
 

@@ -56,7 +56,26 @@ impl ProviderError {
         detail: &str,
         credential: Option<&str>,
     ) -> Self {
-        let mut message = format!("the provider answered HTTP {status}");
+        Self::status_from(
+            "the provider answered",
+            status,
+            retry_after,
+            detail,
+            credential,
+        )
+    }
+
+    /// [`ProviderError::status`] with the lead-in naming who answered
+    /// (`the Bedrock runtime at URL answered`), for backends that talk to
+    /// more than one endpoint.
+    pub(crate) fn status_from(
+        lead: &str,
+        status: u16,
+        retry_after: Option<Duration>,
+        detail: &str,
+        credential: Option<&str>,
+    ) -> Self {
+        let mut message = format!("{lead} HTTP {status}");
         if !detail.trim().is_empty() {
             message.push_str(": ");
             message.push_str(detail.trim());

@@ -5,7 +5,8 @@
 //! plain JSON Schema; output limits) and the stream of [`Event`]s a model
 //! answers with (text deltas, tool calls started / argument deltas / done,
 //! usage, finish with a [`StopReason`]); the [`Provider`] trait every
-//! backend implements (usable as `dyn`, so tests can script one); the
+//! backend implements (usable as `dyn`, so tests can script one) and the
+//! [`Reachability`] its `check` reports without spending tokens; the
 //! [`retry`] gate (transient failures retried with jittered backoff, never
 //! after a side effect); [`Secret`] for API keys; and the [`limits`] on what
 //! a server may send.
@@ -34,7 +35,7 @@ pub use autodetect::{
     LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,
 };
 #[cfg(feature = "bedrock")]
-pub use bedrock::{BedrockConfig, BedrockProvider, SdkConfig};
+pub use bedrock::{BedrockConfig, BedrockEndpoints, BedrockProvider, SdkConfig};
 pub use error::{ErrorKind, ProviderError};
 pub use model::{
     Event, Message, ModelInfo, ReasoningEffort, Request, StopReason, ToolCall, ToolSchema, Usage,
@@ -42,7 +43,7 @@ pub use model::{
 pub use openai::OpenAiConfig;
 pub use openai_chat::OpenAiChatProvider;
 pub use openai_responses::OpenAiResponsesProvider;
-pub use provider::{BoxFuture, EventStream, Provider};
+pub use provider::{BoxFuture, EventStream, Provider, Reachability};
 pub use retry::{Attempts, Replay, RetryNotice, RetryPolicy, stream_with_retries};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use secret::Secret;

@@ -15,7 +15,8 @@ use crate::exit::Exit;
 use crate::provider_setup::{self, Backend};
 use crate::render::terminal_line;
 
-/// How long the provider gets to answer `GET /models`.
+/// How long the provider gets to answer each check (`GET /models`, or
+/// Bedrock's runtime and control plane).
 const ANSWER_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The report being built: plain text lines, and whether a run is blocked.
@@ -234,28 +235,31 @@ async fn provider(config: &Config, report: &mut Report) {
             return;
         }
     };
-    let listed = match tokio::time::timeout(ANSWER_TIMEOUT, provider.list_models()).await {
-        Ok(Ok(models)) => {
+    // A run needs prompts to get through; a model list that cannot be had
+    // (Bedrock's control plane) is only a warning.
+    let found = provider.check(ANSWER_TIMEOUT).await;
+    let listed = match (found.inference, found.models) {
+        (Ok(()), Ok(models)) => {
             report.line("answers", format!("yes ({} models listed)", models.len()));
             Some(models)
         }
-        Ok(Err(error)) => {
-            report.blocker(
-                "answers",
-                format!("no: {error}"),
-                &[
-                    "check that the server is running and the endpoint above is right",
-                    "check the credentials above; `oy model` retries the listing",
-                ],
-            );
+        (Ok(()), Err(error)) => {
+            report.line("answers", "yes");
+            report.line("models", format!("warning: not listed: {error}"));
+            if let Some(hint) = provider_setup::listing_hint(&choice) {
+                report.hint(hint);
+            }
             None
         }
-        Err(_) => {
-            report.blocker(
-                "answers",
-                format!("no answer within {} s", ANSWER_TIMEOUT.as_secs()),
-                &["check the endpoint and any proxy (HTTPS_PROXY, NO_PROXY)"],
-            );
+        (Err(error), _) => {
+            let mut hints = vec![
+                "check that the server is running and the endpoint above is right",
+                "check the credentials above; `oy model` retries the listing",
+            ];
+            if error.kind() == oy_provider::ErrorKind::Timeout {
+                hints.push("check the endpoint and any proxy (HTTPS_PROXY, NO_PROXY)");
+            }
+            report.blocker("answers", format!("no: {error}"), &hints);
             None
         }
     };

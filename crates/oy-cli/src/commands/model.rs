@@ -47,10 +47,18 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
             models.sort_by(|a, b| a.id.cmp(&b.id));
             Ok(models)
         }
-        Ok(Err(error)) => Err(anyhow::Error::new(error).context(format!(
-            "{} at {endpoint} did not list its models",
-            choice.name
-        ))),
+        // Bedrock lists models elsewhere than `endpoint` (its control
+        // plane); its error names where it asked.
+        Ok(Err(error)) => Err(match provider_setup::listing_hint(&choice) {
+            Some(hint) => anyhow::anyhow!(
+                "{} did not list its models: {error}\nhint: {hint}",
+                choice.name
+            ),
+            None => anyhow::Error::new(error).context(format!(
+                "{} at {endpoint} did not list its models",
+                choice.name
+            )),
+        }),
         Err(_) => Err(anyhow::anyhow!(
             "{} at {endpoint} did not list its models within {} s",
             choice.name,

@@ -1,7 +1,9 @@
 //! `oy doctor`: a working local provider, and the problems that block a
 //! run (each with a hint, exit 1).
 
-use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_terminal_safe};
+use crate::support::{
+    AWS_TEST_ENV, BedrockServers, HOSTILE_NAME, ModelsServer, Oy, assert_terminal_safe, closed_url,
+};
 
 #[test]
 fn reports_a_working_provider_and_exits_zero() {
@@ -170,4 +172,75 @@ fn a_missing_hostile_root_is_reported_inert() {
         "{}",
         run.stdout
     );
+}
+
+#[test]
+fn bedrock_checks_the_runtime_and_lists_from_the_control_plane() {
+    let servers = BedrockServers::start(&["m1", "m2"]);
+    let oy = Oy::new();
+    oy.global_config(&servers.config(Some(&servers.control.uri())));
+    let run = oy.run_clean(
+        &["doctor", "--provider", "aws", "--model", "m1"],
+        AWS_TEST_ENV,
+    );
+    assert_eq!(run.code, 0, "{}\n{}", run.stdout, run.stderr);
+    assert!(
+        run.stdout.contains("yes (2 models listed)"),
+        "{}",
+        run.stdout
+    );
+    assert!(run.stdout.contains("result: ready"), "{}", run.stdout);
+    let (runtime, control) = servers.paths();
+    assert_eq!(runtime, ["/async-invoke"]);
+    assert_eq!(control, ["/foundation-models"]);
+}
+
+#[test]
+fn bedrock_model_listing_that_fails_is_a_warning_when_the_runtime_answers() {
+    let servers = BedrockServers::start(&[]);
+    let oy = Oy::new();
+    oy.global_config(&servers.config(Some(&closed_url())));
+    let run = oy.run_clean(
+        &["doctor", "--provider", "aws", "--model", "m1"],
+        AWS_TEST_ENV,
+    );
+    let out = &run.stdout;
+    assert_eq!(run.code, 0, "{out}\n{}", run.stderr);
+    assert!(out.contains("answers           yes\n"), "{out}");
+    assert!(
+        out.contains(
+            "models            warning: not listed: cannot reach the Bedrock control plane"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("hint: ") && out.contains("control_endpoint_url"),
+        "{out}"
+    );
+    assert!(out.contains("result: ready"), "{out}");
+    assert!(!out.contains("a run would fail"), "{out}");
+}
+
+#[test]
+fn bedrock_runtime_that_does_not_answer_blocks() {
+    let servers = BedrockServers::start(&["m1"]);
+    let oy = Oy::new();
+    let runtime = closed_url();
+    oy.global_config(&format!(
+        "[providers.aws]\nkind = \"bedrock\"\nregion = \"us-east-1\"\nendpoint_url = \"{runtime}\"\ncontrol_endpoint_url = \"{}\"\n",
+        servers.control.uri()
+    ));
+    let run = oy.run_clean(
+        &["doctor", "--provider", "aws", "--model", "m1"],
+        AWS_TEST_ENV,
+    );
+    let out = &run.stdout;
+    assert_eq!(run.code, 1, "{out}");
+    assert!(
+        out.contains(&format!(
+            "answers           PROBLEM: no: cannot reach the Bedrock runtime at {runtime}: connection refused"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("result: a run would fail"), "{out}");
 }

@@ -4,7 +4,10 @@
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 
-use crate::support::{HOSTILE_NAME, ModelsServer, Oy, assert_private_tree, assert_terminal_safe};
+use crate::support::{
+    AWS_TEST_ENV, BedrockServers, HOSTILE_NAME, ModelsServer, Oy, assert_private_tree,
+    assert_terminal_safe, closed_url,
+};
 
 #[test]
 fn lists_models_and_marks_the_default() {
@@ -169,4 +172,43 @@ fn set_creates_a_private_config_directory_and_tightens_a_loose_one() {
     let run = oy.run_clean(&["model", "--set", "m1"], &[("OPENAI_BASE_URL", &base)]);
     assert_eq!(run.code, 0, "{}", run.stderr);
     assert_private_tree(&oy.config_dir());
+}
+
+#[test]
+fn bedrock_lists_models_from_the_control_plane_not_the_runtime_endpoint() {
+    let servers = BedrockServers::start(&["meta.llama3-8b-instruct-v1:0", "amazon.nova-lite-v1:0"]);
+    let oy = Oy::new();
+    oy.global_config(&servers.config(Some(&servers.control.uri())));
+    let run = oy.run_clean(&["model", "--provider", "aws"], AWS_TEST_ENV);
+    assert_eq!(run.code, 0, "{}", run.stderr);
+    assert_eq!(
+        run.stdout,
+        "  amazon.nova-lite-v1:0\n  meta.llama3-8b-instruct-v1:0\n"
+    );
+    assert!(!run.stderr.contains("unknown key"), "{}", run.stderr);
+    let (runtime, control) = servers.paths();
+    assert!(runtime.is_empty(), "the runtime was asked: {runtime:?}");
+    assert_eq!(control, ["/foundation-models"]);
+}
+
+#[test]
+fn bedrock_listing_that_fails_names_the_control_plane_setting() {
+    let servers = BedrockServers::start(&[]);
+    let oy = Oy::new();
+    let control = closed_url();
+    oy.global_config(&servers.config(Some(&control)));
+    let run = oy.run_clean(&["model", "--provider", "aws"], AWS_TEST_ENV);
+    assert_eq!(run.code, 1, "{}", run.stderr);
+    let stderr = &run.stderr;
+    assert!(
+        stderr.contains(&format!(
+            "cannot reach the Bedrock control plane at {control}: connection refused"
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("hint: ") && stderr.contains("control_endpoint_url"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("DispatchFailure"), "{stderr}");
 }

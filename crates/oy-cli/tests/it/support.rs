@@ -207,6 +207,107 @@ impl ModelsServer {
     }
 }
 
+/// Two local servers standing in for AWS Bedrock: the runtime (answers
+/// `ListAsyncInvokes`, the call `oy doctor` checks it with, and 404 to
+/// anything else, as a runtime endpoint does to the control plane's
+/// paths) and the control plane (`ListFoundationModels` with `ids`).
+pub struct BedrockServers {
+    pub runtime_handle: tokio::runtime::Runtime,
+    pub runtime: wiremock::MockServer,
+    pub control: wiremock::MockServer,
+}
+
+/// Static AWS credentials for the credential chain's environment step (and
+/// no instance metadata lookups), so nothing real is asked.
+pub const AWS_TEST_ENV: &[(&str, &str)] = &[
+    ("AWS_ACCESS_KEY_ID", "AKIDTEST"),
+    ("AWS_SECRET_ACCESS_KEY", "test-secret"),
+    ("AWS_EC2_METADATA_DISABLED", "true"),
+];
+
+impl BedrockServers {
+    pub fn start(ids: &[&str]) -> Self {
+        use wiremock::matchers::{method, path};
+        use wiremock::{Mock, ResponseTemplate};
+        let runtime_handle = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let summaries: Vec<serde_json::Value> = ids
+            .iter()
+            .map(|id| {
+                serde_json::json!({
+                    "modelArn": format!("arn:aws:bedrock:us-east-1::foundation-model/{id}"),
+                    "modelId": id,
+                    "providerName": "Test",
+                    "outputModalities": ["TEXT"]
+                })
+            })
+            .collect();
+        let (runtime, control) = runtime_handle.block_on(async {
+            let runtime = wiremock::MockServer::start().await;
+            Mock::given(method("GET"))
+                .and(path("/async-invoke"))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .set_body_json(serde_json::json!({"asyncInvokeSummaries": []})),
+                )
+                .mount(&runtime)
+                .await;
+            let control = wiremock::MockServer::start().await;
+            Mock::given(method("GET"))
+                .and(path("/foundation-models"))
+                .respond_with(
+                    ResponseTemplate::new(200)
+                        .set_body_json(serde_json::json!({"modelSummaries": summaries})),
+                )
+                .mount(&control)
+                .await;
+            (runtime, control)
+        });
+        Self {
+            runtime_handle,
+            runtime,
+            control,
+        }
+    }
+
+    /// A `[providers.aws]` table with the runtime as `endpoint_url` and,
+    /// when given, `control` as `control_endpoint_url`.
+    pub fn config(&self, control: Option<&str>) -> String {
+        let mut table = format!(
+            "[providers.aws]\nkind = \"bedrock\"\nregion = \"us-east-1\"\nendpoint_url = \"{}\"\n",
+            self.runtime.uri()
+        );
+        if let Some(control) = control {
+            table.push_str(&format!("control_endpoint_url = \"{control}\"\n"));
+        }
+        table
+    }
+
+    /// The paths the runtime and the control plane were asked for.
+    pub fn paths(&self) -> (Vec<String>, Vec<String>) {
+        let paths = |server: &wiremock::MockServer| {
+            self.runtime_handle
+                .block_on(server.received_requests())
+                .unwrap_or_default()
+                .iter()
+                .map(|request| request.url.path().to_owned())
+                .collect::<Vec<_>>()
+        };
+        (paths(&self.runtime), paths(&self.control))
+    }
+}
+
+/// A URL on 127.0.0.1 where nothing listens.
+pub fn closed_url() -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let address = listener.local_addr().unwrap();
+    drop(listener);
+    format!("http://{address}")
+}
+
 // ---- terminal safety: names that try to take over the terminal ----
 
 /// A file name that tries every trick on a terminal: an OSC window title

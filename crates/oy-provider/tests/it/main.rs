@@ -10,6 +10,10 @@
 mod provider_autodetect;
 #[cfg(feature = "bedrock")]
 mod provider_bedrock;
+#[cfg(feature = "bedrock")]
+mod provider_bedrock_endpoints;
+#[cfg(feature = "bedrock")]
+mod provider_bedrock_errors;
 mod provider_chat;
 mod provider_chat_errors;
 mod provider_responses;

@@ -1,7 +1,9 @@
 //! The Bedrock backend: the real AWS SDK against a local wiremock endpoint
 //! serving ConverseStream answers in AWS event-stream framing. Pins the
 //! decoded events (text, tool input split over deltas, usage, stop
-//! reasons), the signed request (path, JSON body), and error mapping.
+//! reasons), the signed request (path, JSON body) and the limits; the
+//! helpers here serve `provider_bedrock_errors` and
+//! `provider_bedrock_endpoints` too.
 
 use aws_sdk_bedrockruntime::config::Credentials;
 use aws_smithy_eventstream::frame::write_message_to;
@@ -12,24 +14,29 @@ use oy_provider::{
     StopReason, ToolCall, ToolSchema, Usage,
 };
 use serde_json::{Value, json};
-use wiremock::matchers::{method, path, path_regex};
+use wiremock::matchers::{method, path_regex};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 const MODEL: &str = "anthropic.claude-3-haiku-20240307-v1:0";
 
-fn frame(headers: &[(&'static str, &'static str)], payload: &Value) -> Vec<u8> {
+pub fn frame(headers: &[(&'static str, &'static str)], payload: &Value) -> Vec<u8> {
+    frame_bytes(headers, payload.to_string().as_bytes())
+}
+
+/// One frame with string headers around any payload bytes.
+pub fn frame_bytes(headers: &[(&'static str, &'static str)], payload: &[u8]) -> Vec<u8> {
     let headers = headers
         .iter()
         .map(|(name, value)| Header::new(*name, HeaderValue::String((*value).into())))
         .collect();
-    let message = Frame::new_from_parts(headers, payload.to_string().into_bytes());
+    let message = Frame::new_from_parts(headers, payload.to_vec());
     let mut out = Vec::new();
     write_message_to(&message, &mut out).unwrap();
     out
 }
 
 /// One `:message-type: event` frame.
-fn event(kind: &'static str, payload: Value) -> Vec<u8> {
+pub fn event(kind: &'static str, payload: Value) -> Vec<u8> {
     frame(
         &[
             (":event-type", kind),
@@ -40,18 +47,18 @@ fn event(kind: &'static str, payload: Value) -> Vec<u8> {
     )
 }
 
-fn text(index: i32, text: &str) -> Vec<u8> {
+pub fn text(index: i32, text: &str) -> Vec<u8> {
     event(
         "contentBlockDelta",
         json!({"contentBlockIndex": index, "delta": {"text": text}}),
     )
 }
 
-fn stop(reason: &str) -> Vec<u8> {
+pub fn stop(reason: &str) -> Vec<u8> {
     event("messageStop", json!({"stopReason": reason}))
 }
 
-fn metadata(input: i32, output: i32) -> Vec<u8> {
+pub fn metadata(input: i32, output: i32) -> Vec<u8> {
     event(
         "metadata",
         json!({
@@ -61,11 +68,11 @@ fn metadata(input: i32, output: i32) -> Vec<u8> {
     )
 }
 
-fn start() -> Vec<u8> {
+pub fn start() -> Vec<u8> {
     event("messageStart", json!({"role": "assistant"}))
 }
 
-async fn serve(response: ResponseTemplate) -> MockServer {
+pub async fn serve(response: ResponseTemplate) -> MockServer {
     let server = MockServer::start().await;
     Mock::given(method("POST"))
         .and(path_regex("^/model/[^/]+/converse-stream$"))
@@ -75,18 +82,23 @@ async fn serve(response: ResponseTemplate) -> MockServer {
     server
 }
 
-fn stream_body(frames: &[Vec<u8>]) -> ResponseTemplate {
+pub fn stream_body(frames: &[Vec<u8>]) -> ResponseTemplate {
     ResponseTemplate::new(200).set_body_raw(frames.concat(), "application/vnd.amazon.eventstream")
 }
 
-fn provider(server: &MockServer) -> BedrockProvider {
-    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
+/// Static test credentials: the SDK signs with them, no chain is asked.
+pub fn credentials() -> Credentials {
+    Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test")
+}
+
+/// A provider whose runtime is `server` (its control plane left unset).
+pub fn provider(server: &MockServer) -> BedrockProvider {
     BedrockProvider::new(
-        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(server.uri()),
+        BedrockConfig::new("us-east-1", credentials()).with_endpoint_url(server.uri()),
     )
 }
 
-fn request() -> Request {
+pub fn request() -> Request {
     Request {
         model: MODEL.to_owned(),
         messages: vec![Message::User {
@@ -96,8 +108,19 @@ fn request() -> Request {
     }
 }
 
-async fn collect(server: &MockServer, request: &Request) -> (Vec<Event>, Option<ProviderError>) {
-    let provider = provider(server);
+pub async fn collect(
+    server: &MockServer,
+    request: &Request,
+) -> (Vec<Event>, Option<ProviderError>) {
+    collect_from(&provider(server), request).await
+}
+
+/// The events `provider` streams for `request`, and the error that ended
+/// them, if any.
+pub async fn collect_from(
+    provider: &BedrockProvider,
+    request: &Request,
+) -> (Vec<Event>, Option<ProviderError>) {
     let mut stream = match provider.stream(request).await {
         Ok(stream) => stream,
         Err(error) => return (Vec::new(), Some(error)),
@@ -308,81 +331,6 @@ async fn sends_a_signed_converse_stream_request() {
     );
 }
 
-fn aws_error(status: u16, kind: &str, message: &str) -> ResponseTemplate {
-    ResponseTemplate::new(status)
-        .insert_header(
-            "x-amzn-errortype",
-            format!("{kind}:http://internal.amazon.com/coral/com.amazon.bedrock/"),
-        )
-        .set_body_raw(json!({"message": message}).to_string(), "application/json")
-}
-
-#[tokio::test]
-async fn throttling_is_a_retryable_429() {
-    let server = serve(aws_error(429, "ThrottlingException", "Too many requests")).await;
-    let (events, error) = collect(&server, &request()).await;
-    assert!(events.is_empty());
-    let error = error.unwrap();
-    assert_eq!(error.kind(), ErrorKind::Status);
-    assert_eq!(error.http_status(), Some(429));
-    assert!(error.is_retryable());
-    assert!(error.to_string().contains("Too many requests"), "{error}");
-    // The SDK's own retries are off: the retry gate decides.
-    assert_eq!(server.received_requests().await.unwrap().len(), 1);
-}
-
-#[tokio::test]
-async fn access_denied_and_validation_are_final() {
-    for (status, kind) in [(403, "AccessDeniedException"), (400, "ValidationException")] {
-        let server = serve(aws_error(status, kind, "nope")).await;
-        let (_, error) = collect(&server, &request()).await;
-        let error = error.unwrap();
-        assert_eq!(error.http_status(), Some(status), "{kind}");
-        assert!(!error.is_retryable(), "{kind}");
-    }
-    let server = serve(aws_error(503, "ServiceUnavailableException", "busy")).await;
-    let (_, error) = collect(&server, &request()).await;
-    assert!(error.unwrap().is_retryable());
-}
-
-#[tokio::test]
-async fn exception_event_mid_stream_keeps_earlier_text() {
-    let exception = frame(
-        &[
-            (":exception-type", "throttlingException"),
-            (":content-type", "application/json"),
-            (":message-type", "exception"),
-        ],
-        &json!({"message": "slow down"}),
-    );
-    let server = serve(stream_body(&[start(), text(0, "partial"), exception])).await;
-    let (events, error) = collect(&server, &request()).await;
-    assert_eq!(
-        events,
-        vec![Event::TextDelta {
-            text: "partial".into()
-        }]
-    );
-    let error = error.unwrap();
-    assert_eq!(error.http_status(), Some(429));
-    assert!(error.is_retryable());
-}
-
-#[tokio::test]
-async fn stream_ending_before_message_stop_is_a_cut() {
-    let server = serve(stream_body(&[start(), text(0, "half")])).await;
-    let (events, error) = collect(&server, &request()).await;
-    assert_eq!(
-        events,
-        vec![Event::TextDelta {
-            text: "half".into()
-        }]
-    );
-    let error = error.unwrap();
-    assert_eq!(error.kind(), ErrorKind::StreamCut);
-    assert!(error.is_retryable());
-}
-
 #[tokio::test]
 async fn oversized_tool_input_is_refused() {
     let big = "x".repeat(oy_provider::limits::MAX_TOOL_ARGUMENT_BYTES + 1);
@@ -426,88 +374,9 @@ async fn too_many_tool_calls_are_refused() {
     );
 }
 
-#[tokio::test]
-async fn unreachable_endpoint_is_a_connect_error() {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    let address = listener.local_addr().unwrap();
-    drop(listener);
-    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
-    let provider = BedrockProvider::new(
-        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(format!("http://{address}")),
-    );
-    let error = match provider.stream(&request()).await {
-        Ok(_) => panic!("connected to a closed port"),
-        Err(error) => error,
-    };
-    assert_eq!(error.kind(), ErrorKind::Connect, "{error}");
-    assert!(error.is_retryable());
-}
-
-#[tokio::test]
-async fn lists_text_models_from_the_control_plane() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/foundation-models"))
-        .respond_with(ResponseTemplate::new(200).set_body_json(json!({
-            "modelSummaries": [
-                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/b", "modelId": "meta.llama3-8b-instruct-v1:0",
-                 "providerName": "Meta", "outputModalities": ["TEXT"]},
-                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/a", "modelId": "anthropic.claude-3-haiku-20240307-v1:0",
-                 "providerName": "Anthropic", "outputModalities": ["TEXT"]},
-                {"modelArn": "arn:aws:bedrock:us-east-1::foundation-model/i", "modelId": "amazon.titan-image-generator-v1",
-                 "providerName": "Amazon", "outputModalities": ["IMAGE"]}
-            ]
-        })))
-        .mount(&server)
-        .await;
-    let models = provider(&server).list_models().await.unwrap();
-    let ids: Vec<&str> = models.iter().map(|m| m.id.as_str()).collect();
-    assert_eq!(
-        ids,
-        [
-            "anthropic.claude-3-haiku-20240307-v1:0",
-            "meta.llama3-8b-instruct-v1:0"
-        ]
-    );
-    assert_eq!(models[0].owned_by.as_deref(), Some("Anthropic"));
-    let request = &server.received_requests().await.unwrap()[0];
-    let auth = request
-        .headers
-        .get("authorization")
-        .unwrap()
-        .to_str()
-        .unwrap();
-    assert!(
-        auth.starts_with("AWS4-HMAC-SHA256 Credential=AKIDTEST/"),
-        "{auth}"
-    );
-}
-
-#[tokio::test]
-async fn listing_models_without_permission_names_the_credential_chain() {
-    let server = MockServer::start().await;
-    Mock::given(method("GET"))
-        .and(path("/foundation-models"))
-        .respond_with(
-            ResponseTemplate::new(403)
-                .insert_header("x-amzn-errortype", "AccessDeniedException")
-                .set_body_json(json!({"message": "not allowed"})),
-        )
-        .mount(&server)
-        .await;
-    let error = provider(&server).list_models().await.unwrap_err();
-    assert_eq!(error.http_status(), Some(403));
-    assert!(
-        error.to_string().contains("AWS credential chain"),
-        "{error}"
-    );
-    assert!(!error.is_retryable());
-}
-
 #[test]
 fn config_debug_hides_the_secret_key() {
-    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
-    let shown = format!("{:?}", BedrockConfig::new("us-east-1", credentials));
+    let shown = format!("{:?}", BedrockConfig::new("us-east-1", credentials()));
     assert!(shown.contains("us-east-1"), "{shown}");
     assert!(!shown.contains("test-secret"), "{shown}");
 }
@@ -612,9 +481,9 @@ async fn a_stream_gone_silent_is_cut_at_the_idle_timeout() {
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         drop(socket);
     });
-    let credentials = Credentials::new("AKIDTEST", "test-secret", None, None, "oy-test");
     let provider = BedrockProvider::new(
-        BedrockConfig::new("us-east-1", credentials).with_endpoint_url(format!("http://{address}")),
+        BedrockConfig::new("us-east-1", credentials())
+            .with_endpoint_url(format!("http://{address}")),
     )
     .with_idle_timeout(std::time::Duration::from_millis(300));
     let started = std::time::Instant::now();
