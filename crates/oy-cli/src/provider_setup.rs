@@ -116,7 +116,7 @@ impl Choice {
 pub(crate) async fn connect(config: &Config) -> Result<Connected> {
     let choice = choose(config).await?;
     let (provider, endpoint) = build(config, &choice).await?;
-    let (model, model_why) = choose_model(config, &choice, provider.as_ref()).await?;
+    let (model, model_why) = choose_model(config, &choice, provider.as_ref(), None).await?;
     Ok(Connected {
         description: format!(
             "{} at {endpoint} ({}; {}); model {model} ({model_why})",
@@ -455,11 +455,13 @@ pub(crate) fn listing_hint(choice: &Choice) -> Option<String> {
 /// The model: the configured one, else the only model the server lists
 /// (any server: a local one named by `OPENAI_BASE_URL` or a table as much
 /// as an autodetected one), else Ollama's first when Ollama was detected;
-/// else a usage error saying how to choose one.
+/// else a usage error saying how to choose one. `listed` is a listing the
+/// caller already has, so the server is not asked twice.
 pub(crate) async fn choose_model(
     config: &Config,
     choice: &Choice,
     provider: &dyn Provider,
+    listed: Option<&[ModelInfo]>,
 ) -> Result<(String, String)> {
     if let Some(model) = &config.model {
         let why = config
@@ -474,9 +476,10 @@ pub(crate) async fn choose_model(
             format!("providers.{}.model in the config", choice.name),
         ));
     }
-    let models = match &choice.probed_models {
-        Some(models) => Some(models.clone()),
-        None => tokio::time::timeout(LIST_TIMEOUT, provider.list_models())
+    let models = match (&choice.probed_models, listed) {
+        (Some(models), _) => Some(models.clone()),
+        (None, Some(listed)) => Some(listed.to_vec()),
+        (None, None) => tokio::time::timeout(LIST_TIMEOUT, provider.list_models())
             .await
             .ok()
             .and_then(Result::ok),

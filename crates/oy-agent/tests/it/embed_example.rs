@@ -1,14 +1,15 @@
 //! The embedding example (`examples/embed.rs`), built by cargo alongside
 //! this test binary, run against a local wiremock server that speaks Chat
-//! Completions SSE.
+//! Completions SSE and checks each request body against OpenAI's spec.
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
 use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
+use crate::openai_spec::guarded_server;
 use crate::support::Ws;
 
 /// `target/<profile>/examples/embed`, built on demand if cargo did not
@@ -120,7 +121,7 @@ async fn run_example(base_url: String, ws: &Ws, prompt: &str) -> Output {
 async fn the_embedding_example_runs_a_tool_loop_and_streams_the_answer() {
     let ws = Ws::new();
     ws.file("hello.txt", "hello\n");
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(event_stream(list_call_body()))
@@ -182,7 +183,7 @@ async fn the_embedding_example_runs_a_tool_loop_and_streams_the_answer() {
 #[tokio::test]
 async fn the_embedding_example_exits_1_when_the_provider_refuses() {
     let ws = Ws::new();
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(

@@ -11,6 +11,8 @@
     reason = "tests build fixtures with std::fs, fail loudly, and share helpers across modules"
 )]
 
+#[path = "../../../oy-provider/tests/support/openai_spec.rs"]
+mod openai_spec;
 mod support;
 
 mod cancel;

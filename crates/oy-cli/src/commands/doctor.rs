@@ -263,7 +263,10 @@ async fn provider(config: &Config, report: &mut Report) {
             None
         }
     };
-    match provider_setup::choose_model(config, &choice, provider.as_ref()).await {
+    // The listing above (or its failure) stands: the server is not asked
+    // again.
+    let known = Some(listed.as_deref().unwrap_or_default());
+    match provider_setup::choose_model(config, &choice, provider.as_ref(), known).await {
         Ok((model, why)) => {
             report.line("model", format!("{model} ({why})"));
             if let Some(models) = &listed

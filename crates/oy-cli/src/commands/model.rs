@@ -65,8 +65,13 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
             LIST_TIMEOUT.as_secs()
         )),
     };
-    let current = provider_setup::choose_model(config, &choice, provider.as_ref())
-        .await
+    let current = provider_setup::choose_model(
+        config,
+        &choice,
+        provider.as_ref(),
+        Some(listed.as_ref().map_or(&[][..], Vec::as_slice)),
+    )
+    .await
         .ok()
         .map(|(model, _)| model);
     Ok((listed, current))

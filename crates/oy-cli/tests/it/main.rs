@@ -10,6 +10,8 @@
 )]
 
 mod mock_model;
+#[path = "../../../oy-provider/tests/support/openai_spec.rs"]
+mod openai_spec;
 mod support;
 
 mod cli_approval;

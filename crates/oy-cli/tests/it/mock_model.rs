@@ -10,6 +10,10 @@
 //! "Summarise") is answered with [`SUMMARY`] without using a step, so a
 //! script does not depend on when compaction happens. A request after the
 //! script ran out gets HTTP 400 (not retried) naming the problem.
+//!
+//! Every request body is checked against OpenAI's spec of its API
+//! (`openai_spec`); a violation fails the test when the requests are read
+//! or the mock is dropped.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
@@ -20,6 +24,7 @@ use std::sync::{Arc, Mutex};
 
 use serde_json::{Value, json};
 
+use crate::openai_spec::{self, Recorder};
 use crate::support::Oy;
 
 /// The text the mock answers a compaction summary request with.
@@ -142,6 +147,7 @@ pub struct MockModel {
     state: Arc<Mutex<State>>,
     stop: Arc<AtomicBool>,
     port: u16,
+    spec: Recorder,
 }
 
 /// Starts a mock for `wire` that plays `steps` in order.
@@ -159,15 +165,16 @@ pub fn start_listing(wire: Wire, steps: Vec<Step>, models: Option<&[&str]>) -> M
         ..State::default()
     }));
     let stop = Arc::new(AtomicBool::new(false));
-    let (shared, stopping) = (Arc::clone(&state), Arc::clone(&stop));
+    let spec = Recorder::default();
+    let (shared, stopping, checked) = (Arc::clone(&state), Arc::clone(&stop), spec.clone());
     std::thread::spawn(move || {
         for stream in listener.incoming() {
             if stopping.load(Ordering::SeqCst) {
                 break;
             }
             let Ok(stream) = stream else { continue };
-            let shared = Arc::clone(&shared);
-            std::thread::spawn(move || serve(stream, wire, &shared));
+            let (shared, checked) = (Arc::clone(&shared), checked.clone());
+            std::thread::spawn(move || serve(stream, wire, &shared, &checked));
         }
     });
     MockModel {
@@ -176,17 +183,20 @@ pub fn start_listing(wire: Wire, steps: Vec<Step>, models: Option<&[&str]>) -> M
         state,
         stop,
         port,
+        spec,
     }
 }
 
 impl MockModel {
     /// Every request body received so far (summary requests included), in order.
     pub fn requests(&self) -> Vec<Value> {
+        self.spec.assert_clean();
         self.state.lock().unwrap().requests.clone()
     }
 
     /// The request paths, in order.
     pub fn paths(&self) -> Vec<String> {
+        self.spec.assert_clean();
         self.state.lock().unwrap().paths.clone()
     }
 
@@ -200,6 +210,7 @@ impl MockModel {
 
     /// The headers of each request (names lowercased), in order.
     pub fn headers(&self) -> Vec<Vec<(String, String)>> {
+        self.spec.assert_clean();
         self.state.lock().unwrap().headers.clone()
     }
 
@@ -214,10 +225,11 @@ impl Drop for MockModel {
         self.stop.store(true, Ordering::SeqCst);
         // Wake the accept loop so its thread ends.
         let _ = TcpStream::connect(("127.0.0.1", self.port));
+        self.spec.assert_clean_on_drop();
     }
 }
 
-fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
+fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>, spec: &Recorder) {
     let Some((path, headers, body)) = read_request(&stream) else {
         return;
     };
@@ -247,7 +259,8 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>) {
         let _ = stream.flush();
         return;
     }
-    let request: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let request = openai_spec::parse_body(&body);
+    spec.record(&path, &request);
     let step = {
         let mut state = state.lock().unwrap();
         state.requests.push(request.clone());

@@ -180,7 +180,7 @@ impl ModelsServer {
             .map(|id| serde_json::json!({"id": id, "object": "model", "owned_by": "test"}))
             .collect();
         let server = runtime.block_on(async {
-            let server = wiremock::MockServer::start().await;
+            let server = crate::openai_spec::guarded_server().await;
             Mock::given(method("GET"))
                 .and(path("/v1/models"))
                 .respond_with(

@@ -7,6 +7,9 @@
     reason = "tests fail loudly"
 )]
 
+#[path = "../support/openai_spec.rs"]
+mod openai_spec;
+
 mod provider_autodetect;
 #[cfg(feature = "bedrock")]
 mod provider_bedrock;
@@ -19,3 +22,4 @@ mod provider_chat_errors;
 mod provider_responses;
 mod provider_retry;
 mod provider_secret;
+mod provider_spec;

@@ -10,6 +10,8 @@ use serde_json::json;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::openai_spec::guarded_server;
+
 fn port(server: &MockServer) -> u16 {
     server.address().port()
 }
@@ -29,7 +31,7 @@ fn model(id: &str, owned_by: Option<&str>) -> ModelInfo {
 
 #[tokio::test]
 async fn finds_ollama_and_llama_cpp_and_skips_a_closed_port() {
-    let ollama = MockServer::start().await;
+    let ollama = guarded_server().await;
     Mock::given(method("GET"))
         .and(path("/api/tags"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
@@ -37,7 +39,7 @@ async fn finds_ollama_and_llama_cpp_and_skips_a_closed_port() {
         })))
         .mount(&ollama)
         .await;
-    let llama = MockServer::start().await;
+    let llama = guarded_server().await;
     Mock::given(method("GET"))
         .and(path("/v1/models"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
@@ -73,7 +75,7 @@ async fn finds_ollama_and_llama_cpp_and_skips_a_closed_port() {
 
 #[tokio::test]
 async fn falls_back_to_v1_models_for_ollama_and_ignores_other_programs() {
-    let ollama = MockServer::start().await;
+    let ollama = guarded_server().await;
     Mock::given(method("GET"))
         .and(path("/v1/models"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({
@@ -82,7 +84,7 @@ async fn falls_back_to_v1_models_for_ollama_and_ignores_other_programs() {
         .mount(&ollama)
         .await;
     // Something else on LM Studio's port: a web app answering HTML.
-    let other = MockServer::start().await;
+    let other = guarded_server().await;
     Mock::given(method("GET"))
         .respond_with(ResponseTemplate::new(200).set_body_string("<html>hello</html>"))
         .mount(&other)
@@ -102,7 +104,7 @@ async fn falls_back_to_v1_models_for_ollama_and_ignores_other_programs() {
 
 #[tokio::test]
 async fn gives_up_on_a_server_slower_than_the_timeout() {
-    let slow = MockServer::start().await;
+    let slow = guarded_server().await;
     Mock::given(method("GET"))
         .respond_with(
             ResponseTemplate::new(200)

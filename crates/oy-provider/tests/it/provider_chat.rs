@@ -10,11 +10,13 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::openai_spec::guarded_server;
+
 pub(crate) const KEY: &str = "sk-test-SECRET-4f9a";
 
 /// A mock serving `body` as the event stream of `/v1/chat/completions`.
 pub(crate) async fn serve(body: &str) -> MockServer {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(sse(body))
@@ -424,7 +426,7 @@ async fn refuses_a_key_over_plain_http_to_a_remote_host() {
 
 #[tokio::test]
 async fn lists_models_tolerating_missing_fields() {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("GET"))
         .and(path("/v1/models"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({

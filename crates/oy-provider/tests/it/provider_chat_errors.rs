@@ -10,15 +10,16 @@ use oy_provider::{
     ErrorKind, Event, OpenAiChatProvider, OpenAiConfig, RetryPolicy, Secret, StopReason,
     stream_with_retries,
 };
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncWriteExt;
 use tokio::net::TcpListener;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::provider_chat::{KEY, collect, config, request, serve, sse};
+use crate::openai_spec::{self, CheckedUrl, Recorder, guarded_server};
 
 async fn failing(template: ResponseTemplate) -> MockServer {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(template)
@@ -108,14 +109,16 @@ async fn reports_a_refused_connection_as_connect() {
 }
 
 /// A raw server that answers one request with SSE headers, then `body`,
-/// then holds the connection open without a word.
-async fn stalling_server(body: Vec<u8>) -> String {
+/// then holds the connection open without a word. The request body is
+/// checked against OpenAI's spec when the returned address is dropped.
+async fn stalling_server(body: Vec<u8>) -> CheckedUrl {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
+    let recorder = Recorder::default();
+    let checked = recorder.clone();
     tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut request = vec![0; 64 * 1024];
-        let _ = socket.read(&mut request).await;
+        openai_spec::read_request(&mut socket, &checked).await;
         let head =
             "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
         socket.write_all(head.as_bytes()).await.unwrap();
@@ -126,16 +129,19 @@ async fn stalling_server(body: Vec<u8>) -> String {
         }
         tokio::time::sleep(Duration::from_secs(30)).await;
     });
-    format!("http://{address}/v1")
+    CheckedUrl {
+        url: format!("http://{address}/v1"),
+        recorder,
+    }
 }
 
 #[tokio::test]
 async fn cuts_a_stream_that_goes_silent_after_the_idle_timeout() {
-    let base = stalling_server(
+    let server = stalling_server(
         b"data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hel\"}}]}\n\n".to_vec(),
     )
     .await;
-    let mut config = OpenAiConfig::new(base);
+    let mut config = OpenAiConfig::new(&server.url);
     config.idle_timeout = Duration::from_millis(300);
     let started = Instant::now();
     let (events, error) = collect(&OpenAiChatProvider::new(config).unwrap()).await;
@@ -157,7 +163,8 @@ async fn refuses_an_event_larger_than_the_limit_without_buffering_it_all() {
     // must give up at the limit, not wait for the end of the line.
     let mut body = b"data: {\"choices\":[{\"delta\":{\"content\":\"".to_vec();
     body.resize(4 * MAX_SSE_EVENT_BYTES, b'a');
-    let mut config = OpenAiConfig::new(stalling_server(body).await);
+    let server = stalling_server(body).await;
+    let mut config = OpenAiConfig::new(&server.url);
     config.idle_timeout = Duration::from_secs(5);
     let (_, error) = collect(&OpenAiChatProvider::new(config).unwrap()).await;
     assert_eq!(error.unwrap().kind(), ErrorKind::LimitExceeded);
@@ -174,7 +181,7 @@ async fn refuses_an_event_of_many_data_lines_past_the_limit() {
 
 #[tokio::test]
 async fn retries_a_500_then_streams_the_answer() {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/chat/completions"))
         .respond_with(ResponseTemplate::new(500))

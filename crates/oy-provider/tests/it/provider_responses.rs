@@ -12,6 +12,8 @@ use serde_json::{Value, json};
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
+use crate::openai_spec::guarded_server;
+
 const KEY: &str = "sk-test-do-not-leak-4242";
 
 macro_rules! fixture {
@@ -32,7 +34,7 @@ fn sse(body: &str) -> ResponseTemplate {
 }
 
 async fn server_with(template: ResponseTemplate) -> MockServer {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/responses"))
         .respond_with(template)
@@ -234,7 +236,7 @@ async fn usage_reports_cached_tokens() {
 
 #[tokio::test]
 async fn reasoning_item_is_echoed_back_in_the_next_request() {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/responses"))
         .respond_with(sse(fixture!("reasoning")))
@@ -459,7 +461,7 @@ fn key_over_plain_http_to_a_remote_host_is_refused() {
 
 #[tokio::test]
 async fn list_models_reads_the_model_list() {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("GET"))
         .and(path("/v1/models"))
         .respond_with(ResponseTemplate::new(200).set_body_json(json!({

@@ -7,9 +7,10 @@ use futures_util::StreamExt;
 use oy_provider::{ErrorKind, Event, OpenAiConfig, OpenAiResponsesProvider, Provider};
 use serde_json::json;
 use wiremock::matchers::{method, path};
-use wiremock::{Mock, MockServer, ResponseTemplate};
+use wiremock::{Mock, ResponseTemplate};
 
 use super::{KEY, provider, request, run, server_with, sse, stream_error, text_of};
+use crate::openai_spec::{self, CheckedUrl, Recorder, guarded_server};
 
 #[tokio::test]
 async fn server_error_event_is_a_retryable_status() {
@@ -141,31 +142,36 @@ async fn too_many_tool_calls_are_refused() {
 }
 
 /// A server that sends the headers and `first` as one chunk, then stays
-/// silent with the connection open.
-async fn silent_after(first: &'static str) -> String {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+/// silent with the connection open. The request body is checked against
+/// OpenAI's spec when the returned address is dropped.
+async fn silent_after(first: &'static str) -> CheckedUrl {
+    use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
+    let recorder = Recorder::default();
+    let checked = recorder.clone();
     tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut buffer = vec![0; 64 * 1024];
-        let _ = socket.read(&mut buffer).await.unwrap();
+        openai_spec::read_request(&mut socket, &checked).await;
         let head = "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n";
         let chunk = format!("{:x}\r\n{first}\r\n", first.len());
         socket.write_all(head.as_bytes()).await.unwrap();
         socket.write_all(chunk.as_bytes()).await.unwrap();
         tokio::time::sleep(Duration::from_secs(30)).await;
     });
-    format!("http://{address}/v1")
+    CheckedUrl {
+        url: format!("http://{address}/v1"),
+        recorder,
+    }
 }
 
 #[tokio::test]
 async fn silent_stream_is_cut_after_the_idle_timeout() {
-    let base = silent_after(
+    let server = silent_after(
         "data: {\"type\":\"response.output_text.delta\",\"output_index\":0,\"delta\":\"Hel\"}\n\n",
     )
     .await;
-    let mut config = OpenAiConfig::new(base);
+    let mut config = OpenAiConfig::new(&server.url);
     config.idle_timeout = Duration::from_millis(300);
     let items = run(&OpenAiResponsesProvider::new(config).unwrap()).await;
     assert_eq!(
@@ -182,7 +188,7 @@ async fn silent_stream_is_cut_after_the_idle_timeout() {
 
 #[tokio::test]
 async fn in_stream_server_error_before_any_event_is_retried_by_the_gate() {
-    let server = MockServer::start().await;
+    let server = guarded_server().await;
     Mock::given(method("POST"))
         .and(path("/v1/responses"))
         .respond_with(sse(fixture!("error_event")))
