@@ -72,8 +72,8 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
         Some(listed.as_ref().map_or(&[][..], Vec::as_slice)),
     )
     .await
-        .ok()
-        .map(|(model, _)| model);
+    .ok()
+    .map(|(model, _)| model);
     Ok((listed, current))
 }
 
