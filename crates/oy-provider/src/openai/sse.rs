@@ -146,7 +146,9 @@ impl SseReader {
                     ProviderError::new(
                         ErrorKind::IdleTimeout,
                         format!(
-                            "the provider sent nothing for {} s; the stream was cut",
+                            "the provider sent nothing for {} s; the stream was cut \
+                             (a local model reading a long prompt can take longer: \
+                             raise idle_timeout_secs in the config)",
                             self.idle_timeout.as_secs_f32()
                         ),
                     )
