@@ -64,7 +64,8 @@ async fn run_fixture(body: &str) -> (Vec<Event>, Option<ProviderError>) {
     collect(&OpenAiChatProvider::new(config(&server)).unwrap()).await
 }
 
-fn text(events: &[Event]) -> String {
+/// The text the deltas in `events` add up to.
+pub(crate) fn text(events: &[Event]) -> String {
     events
         .iter()
         .filter_map(|event| match event {

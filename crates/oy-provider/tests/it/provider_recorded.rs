@@ -14,6 +14,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, ResponseTemplate};
 
 use crate::openai_spec::guarded_server;
+use crate::provider_chat::text;
 
 macro_rules! recorded {
     ($name:literal) => {
@@ -86,16 +87,6 @@ fn events(items: Vec<Result<Event, ProviderError>>) -> Vec<Event> {
     items
         .into_iter()
         .map(|item| item.unwrap_or_else(|error| panic!("{error}")))
-        .collect()
-}
-
-fn text(events: &[Event]) -> String {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            Event::TextDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
         .collect()
 }
 

@@ -13,6 +13,7 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use crate::openai_spec::guarded_server;
+use crate::provider_chat::text as text_of;
 
 const KEY: &str = "sk-test-do-not-leak-4242";
 
@@ -102,16 +103,6 @@ async fn sent_bodies(server: &MockServer) -> Vec<Value> {
         .unwrap()
         .iter()
         .map(|request| request.body_json().unwrap())
-        .collect()
-}
-
-fn text_of(events: &[Event]) -> String {
-    events
-        .iter()
-        .filter_map(|event| match event {
-            Event::TextDelta { text } => Some(text.as_str()),
-            _ => None,
-        })
         .collect()
 }
 
