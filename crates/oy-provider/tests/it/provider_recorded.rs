@@ -1,7 +1,7 @@
 //! Both OpenAI backends against what real servers sent, byte for byte
 //! (`tests/fixtures/recorded/`, recorded as its README says): llama.cpp's
 //! `llama-server` on Chat Completions and Responses, text and tool calls,
-//! and its error bodies. Each fixture is replayed by a local mock server;
+//! and its error bodies; and the same through LiteLLM's proxy. Each fixture is replayed by a local mock server;
 //! the request oy sends is checked against OpenAI's spec on the way.
 
 use futures_util::StreamExt;
@@ -228,4 +228,49 @@ async fn llama_server_errors_are_not_retryable_and_say_what_happened() {
         assert!(!error.is_retryable());
         assert!(error.to_string().contains(says), "{error}");
     }
+}
+
+#[tokio::test]
+async fn litellm_chat_text_and_tool_call() {
+    let events = events(replay(Wire::Chat, 200, recorded!("litellm/chat_text.sse")).await);
+    assert!(!text(&events).is_empty());
+    assert_eq!(finish(&events), Some(&StopReason::EndTurn));
+    let events = events_of(Wire::Chat, recorded!("litellm/chat_tool_call.sse")).await;
+    assert_eq!(only_call(&events).0, "read");
+    assert_eq!(finish(&events), Some(&StopReason::ToolUse));
+}
+
+#[tokio::test]
+async fn litellm_responses_bridged_from_chat() {
+    // LiteLLM answers /v1/responses for a chat-only backend with its own
+    // translation of the stream.
+    let events = events_of(
+        Wire::Responses,
+        recorded!("litellm/responses_bridge_text.sse"),
+    )
+    .await;
+    assert!(!text(&events).is_empty());
+    assert_eq!(finish(&events), Some(&StopReason::EndTurn));
+    let events = events_of(
+        Wire::Responses,
+        recorded!("litellm/responses_bridge_tool_call.sse"),
+    )
+    .await;
+    assert_eq!(only_call(&events).0, "read");
+    assert_eq!(finish(&events), Some(&StopReason::ToolUse));
+}
+
+#[tokio::test]
+async fn litellm_unknown_model_is_a_clear_client_error() {
+    let items = replay(Wire::Chat, 400, recorded!("litellm/unknown_model.400.json")).await;
+    let Some(Err(error)) = items.into_iter().next() else {
+        panic!("expected an error");
+    };
+    assert_eq!(error.http_status(), Some(400));
+    assert!(!error.is_retryable());
+    assert!(error.to_string().contains("Invalid model name"), "{error}");
+}
+
+async fn events_of(wire: Wire, body: &str) -> Vec<Event> {
+    events(replay(wire, 200, body).await)
 }
