@@ -456,27 +456,12 @@ async fn without_streaming_converse_is_replayed_as_the_same_events() {
 
 #[tokio::test]
 async fn a_stream_gone_silent_is_cut_at_the_idle_timeout() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let server = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut request = Vec::new();
-        let mut buffer = [0u8; 4096];
-        // Read the request head and its body (the SDK sends a content-length).
-        while !String::from_utf8_lossy(&request).contains("\r\n\r\n") {
-            let read = socket.read(&mut buffer).await.unwrap();
-            request.extend_from_slice(&buffer[..read]);
-        }
-        let frame = start();
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ntransfer-encoding: chunked\r\n\r\n";
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket
-            .write_all(format!("{:x}\r\n", frame.len()).as_bytes())
-            .await
-            .unwrap();
-        socket.write_all(&frame).await.unwrap();
-        socket.write_all(b"\r\n").await.unwrap();
+        read_request_head(&mut socket).await;
+        send_event_stream_chunk(&mut socket, &start()).await;
         // Then nothing more, while keeping the connection open.
         tokio::time::sleep(std::time::Duration::from_secs(10)).await;
         drop(socket);
@@ -499,4 +484,30 @@ async fn a_stream_gone_silent_is_cut_at_the_idle_timeout() {
     assert_eq!(error.kind(), ErrorKind::IdleTimeout, "{error}");
     assert!(started.elapsed() < std::time::Duration::from_secs(5));
     server.abort();
+}
+
+/// Reads one request's head from a raw test connection (what follows
+/// does not matter to the servers that use it).
+pub async fn read_request_head(socket: &mut tokio::net::TcpStream) {
+    use tokio::io::AsyncReadExt;
+    let mut request = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while !String::from_utf8_lossy(&request).contains("\r\n\r\n") {
+        let read = socket.read(&mut buffer).await.unwrap();
+        request.extend_from_slice(&buffer[..read]);
+    }
+}
+
+/// Answers 200 with an event stream whose first chunk is `body`, leaving
+/// the chunked body unfinished: the caller closes or holds the connection.
+pub async fn send_event_stream_chunk(socket: &mut tokio::net::TcpStream, body: &[u8]) {
+    use tokio::io::AsyncWriteExt;
+    let head = "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ntransfer-encoding: chunked\r\n\r\n";
+    socket.write_all(head.as_bytes()).await.unwrap();
+    socket
+        .write_all(format!("{:x}\r\n", body.len()).as_bytes())
+        .await
+        .unwrap();
+    socket.write_all(body).await.unwrap();
+    socket.write_all(b"\r\n").await.unwrap();
 }

@@ -12,8 +12,8 @@ use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
 use super::provider_bedrock::{
-    collect, collect_from, credentials, frame, frame_bytes, provider, request, serve, start,
-    stream_body, text,
+    collect, collect_from, credentials, frame, frame_bytes, provider, read_request_head, request,
+    send_event_stream_chunk, serve, start, stream_body, text,
 };
 
 /// Fails unless `error` reads as one short line without SDK internals.
@@ -183,29 +183,17 @@ async fn a_403_names_status_code_message_and_credential_on_one_line() {
 
 #[tokio::test]
 async fn a_connection_cut_inside_a_frame_is_a_retryable_cut() {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::io::AsyncWriteExt;
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let address = listener.local_addr().unwrap();
     let server = tokio::spawn(async move {
         let (mut socket, _) = listener.accept().await.unwrap();
-        let mut request = Vec::new();
-        let mut buffer = [0u8; 4096];
-        while !String::from_utf8_lossy(&request).contains("\r\n\r\n") {
-            let read = socket.read(&mut buffer).await.unwrap();
-            request.extend_from_slice(&buffer[..read]);
-        }
+        read_request_head(&mut socket).await;
         // One whole frame and half of the next in a chunk, then the
         // connection closes without the chunked body's end.
         let half = text(0, "never finished");
         let body = [start(), half[..half.len() / 2].to_vec()].concat();
-        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/vnd.amazon.eventstream\r\ntransfer-encoding: chunked\r\n\r\n";
-        socket.write_all(head.as_bytes()).await.unwrap();
-        socket
-            .write_all(format!("{:x}\r\n", body.len()).as_bytes())
-            .await
-            .unwrap();
-        socket.write_all(&body).await.unwrap();
-        socket.write_all(b"\r\n").await.unwrap();
+        send_event_stream_chunk(&mut socket, &body).await;
         socket.shutdown().await.unwrap();
     });
     let provider = BedrockProvider::new(
