@@ -48,17 +48,14 @@ impl AgentEventSink for PrintEvents {
                 let _ = stdout.write_all(text.as_bytes());
                 let _ = stdout.flush();
             }
-            AgentEvent::ToolCallStarted {
-                tool, arguments, ..
-            } => eprintln!("[tool {tool} {arguments}]"),
-            AgentEvent::ToolCallFinished {
-                tool,
-                ok,
-                output_bytes,
-                ..
-            } => eprintln!(
-                "[tool {tool} {} ({output_bytes} bytes)]",
-                if *ok { "ok" } else { "failed" }
+            AgentEvent::ToolCallStarted(started) => {
+                eprintln!("[tool {} {}]", started.tool, started.arguments);
+            }
+            AgentEvent::ToolCallFinished(finished) => eprintln!(
+                "[tool {} {} ({} bytes)]",
+                finished.tool,
+                if finished.ok { "ok" } else { "failed" },
+                finished.output_bytes
             ),
             AgentEvent::Retry {
                 attempt, delay_ms, ..

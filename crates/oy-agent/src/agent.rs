@@ -2,7 +2,7 @@
 //! — the provider, the tools and their context, the transcript, the budget,
 //! the event sink and (optionally) the session store it autosaves to.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use oy_boundary::Workspace;
 use oy_provider::{Provider, RetryPolicy};
@@ -161,12 +161,9 @@ impl AgentBuilder {
         let workspace = self
             .workspace
             .ok_or_else(|| AgentError::Build("the agent needs a workspace".to_owned()))?;
-        let bridge = Arc::new(ToolEventBridge {
-            events: Arc::clone(&self.events),
-            current: Mutex::new(String::new()),
-        });
-        let mut tools = ToolContext::new(Arc::clone(&workspace), self.policy)
-            .with_events(Arc::clone(&bridge) as Arc<dyn EventSink>);
+        let forwarder = Arc::new(ToolEventForwarder(Arc::clone(&self.events)));
+        let mut tools =
+            ToolContext::new(Arc::clone(&workspace), self.policy).with_events(forwarder);
         if let Some(approver) = self.approver {
             tools = tools.with_approver(approver);
         }
@@ -217,7 +214,6 @@ impl AgentBuilder {
             registry: Arc::new(self.registry.unwrap_or_else(default_registry)),
             tools: Arc::new(tools),
             events: self.events,
-            bridge,
             budget: ContextBudget::new(window, self.options.compact_at),
             options: self.options,
             agents_md,
@@ -241,40 +237,13 @@ impl AgentBuilder {
     }
 }
 
-/// Forwards the tools' approval events, tagged with the provider's id of
-/// the call that is running (calls run one at a time).
-pub(crate) struct ToolEventBridge {
-    events: Arc<dyn AgentEventSink>,
-    current: Mutex<String>,
-}
+/// Forwards the tools' events to the session's sink: they already carry
+/// the provider's call id, so nothing is translated or remembered.
+struct ToolEventForwarder(Arc<dyn AgentEventSink>);
 
-impl ToolEventBridge {
-    pub(crate) fn set_current(&self, call_id: &str) {
-        call_id.clone_into(&mut self.current.lock().unwrap_or_else(PoisonError::into_inner));
-    }
-}
-
-impl EventSink for ToolEventBridge {
+impl EventSink for ToolEventForwarder {
     fn emit(&self, event: &ToolEvent) {
-        if let ToolEvent::Approval {
-            tool,
-            stage,
-            summary,
-            ..
-        } = event
-        {
-            let call_id = self
-                .current
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .clone();
-            self.events.emit(&AgentEvent::Approval {
-                call_id,
-                tool: tool.clone(),
-                stage: *stage,
-                summary: summary.clone(),
-            });
-        }
+        self.0.emit(&AgentEvent::from(event.clone()));
     }
 }
 
@@ -285,7 +254,6 @@ pub struct Agent {
     pub(crate) registry: Arc<Registry>,
     pub(crate) tools: Arc<ToolContext>,
     pub(crate) events: Arc<dyn AgentEventSink>,
-    pub(crate) bridge: Arc<ToolEventBridge>,
     pub(crate) budget: ContextBudget,
     pub(crate) options: AgentOptions,
     pub(crate) agents_md: Option<String>,

@@ -291,16 +291,7 @@ async fn summarize(
         let text = text.trim().to_owned();
         (!text.is_empty()).then_some(text)
     };
-    tokio::pin!(work);
-    loop {
-        if cancel.is_cancelled() {
-            return None;
-        }
-        tokio::select! {
-            summary = &mut work => return summary,
-            () = tokio::time::sleep(std::time::Duration::from_millis(20)) => {}
-        }
-    }
+    cancel.run_until_cancelled(work).await.flatten()
 }
 
 /// The old entries as plain text for the summary request; tool outputs

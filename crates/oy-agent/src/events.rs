@@ -4,7 +4,8 @@
 
 use serde::Serialize;
 
-pub use oy_tools::ApprovalStage;
+use oy_tools::ToolEvent;
+pub use oy_tools::{ApprovalEvent, ApprovalStage, ToolCallFinished, ToolCallStarted};
 
 /// Token counts for a turn, summed over its requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -86,46 +87,11 @@ pub enum AgentEvent {
         text: String,
     },
     /// The model's tool call is about to run.
-    ToolCallStarted {
-        /// The provider's call id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-        /// The arguments as the model sent them (raw JSON text).
-        arguments: String,
-        /// For a tool that starts a process: the sandbox it runs under
-        /// (`sandbox: full, workspace-write, network off`).
-        #[serde(skip_serializing_if = "Option::is_none")]
-        sandbox: Option<String>,
-    },
+    ToolCallStarted(ToolCallStarted),
     /// An approval was asked, given or denied.
-    Approval {
-        /// The provider's call id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-        /// `asked`, `given` or `denied`.
-        stage: ApprovalStage,
-        /// One line: what it is about.
-        summary: String,
-    },
+    Approval(ApprovalEvent),
     /// A tool call ended.
-    ToolCallFinished {
-        /// The provider's call id.
-        call_id: String,
-        /// The tool.
-        tool: String,
-        /// False for a `TOOL_ERROR`.
-        ok: bool,
-        /// Wall time in milliseconds.
-        duration_ms: u64,
-        /// Bytes of model-visible output.
-        output_bytes: usize,
-        /// True when the output was cut before the model saw it.
-        truncated: bool,
-        /// The model-visible output.
-        output: String,
-    },
+    ToolCallFinished(ToolCallFinished),
     /// The transcript was compacted.
     Compaction {
         /// `auto` or `manual`.
@@ -172,6 +138,16 @@ pub enum AgentEvent {
         /// What went wrong, for people.
         message: String,
     },
+}
+
+impl From<ToolEvent> for AgentEvent {
+    fn from(event: ToolEvent) -> Self {
+        match event {
+            ToolEvent::ToolCallStarted(started) => Self::ToolCallStarted(started),
+            ToolEvent::Approval(approval) => Self::Approval(approval),
+            ToolEvent::ToolCallFinished(finished) => Self::ToolCallFinished(finished),
+        }
+    }
 }
 
 /// Receives a session's events. Runs on the agent's task: keep it quick.

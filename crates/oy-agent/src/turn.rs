@@ -5,7 +5,6 @@
 //! short, so the transcript is always valid for the next request.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
 use oy_provider::{
@@ -19,9 +18,6 @@ use crate::compaction::{self, Trigger};
 use crate::error::AgentError;
 use crate::events::{AgentEvent, TokenUsage, TurnStop};
 use crate::transcript::Entry;
-
-/// How often a wait checks the cancellation token.
-const CANCEL_POLL: Duration = Duration::from_millis(20);
 
 /// What a turn came to.
 #[derive(Debug, Clone, PartialEq)]
@@ -217,7 +213,8 @@ impl Agent {
                     match attempts.after_failure(error, replay) {
                         Ok(notice) => {
                             self.emit(&retry_event(&notice));
-                            if until_cancelled(tokio::time::sleep(notice.delay), &cancel)
+                            if cancel
+                                .run_until_cancelled(tokio::time::sleep(notice.delay))
                                 .await
                                 .is_none()
                             {
@@ -342,8 +339,8 @@ impl Agent {
             .specs(&self.tools)
             .into_iter()
             .map(|spec| ToolSchema {
-                name: spec.name.to_owned(),
-                description: spec.description.to_owned(),
+                name: spec.name.to_string(),
+                description: spec.description.to_string(),
                 parameters: spec.parameters.clone(),
             })
             .collect();
@@ -369,14 +366,14 @@ impl Agent {
         let on_retry = move |notice: &RetryNotice| events.emit(&retry_event(notice));
         let opened = attempts.stream(self.provider.as_ref(), request, &may_retry, &on_retry);
         let mut answer = Answer::default();
-        let stream: EventStream = match until_cancelled(opened, cancel).await {
+        let stream: EventStream = match cancel.run_until_cancelled(opened).await {
             None => return Streamed::Cancelled(answer),
             Some(Err(error)) => return Streamed::Failed(answer, error),
             Some(Ok(stream)) => stream,
         };
         let mut stream = stream;
         loop {
-            let item = match until_cancelled(stream.next(), cancel).await {
+            let item = match cancel.run_until_cancelled(stream.next()).await {
                 None => return Streamed::Cancelled(answer),
                 Some(None) => break,
                 Some(Some(item)) => item,
@@ -419,43 +416,33 @@ impl Agent {
         }
     }
 
+    /// Runs one call on a blocking thread. The registry reports it
+    /// (`tool_call_started`, approvals, `tool_call_finished`) under the
+    /// provider's call id; only a tool that panicked is reported here.
     async fn run_call(&self, call: &ToolCall) -> ToolOutput {
-        self.bridge.set_current(&call.id);
-        let sandbox = self
-            .registry
-            .get(&call.name)
-            .filter(|tool| tool.spec().effect == oy_tools::Effect::Process)
-            .map(|_| self.tools.sandbox_note());
-        self.emit(&AgentEvent::ToolCallStarted {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            arguments: call.arguments.clone(),
-            sandbox,
-        });
-        let started = Instant::now();
         let registry = Arc::clone(&self.registry);
         let tools = Arc::clone(&self.tools);
-        let name = call.name.clone();
-        let arguments = call.arguments.clone();
-        let output =
-            tokio::task::spawn_blocking(move || registry.invoke_raw(&tools, &name, &arguments))
-                .await
-                .unwrap_or_else(|error| {
-                    ToolOutput::error(&oy_tools::ToolError::failed(
-                        format!("the tool crashed: {error}"),
-                        "try a different approach; report this to the user if it repeats",
-                    ))
-                });
-        self.emit(&AgentEvent::ToolCallFinished {
-            call_id: call.id.clone(),
-            tool: call.name.clone(),
-            ok: output.ok,
-            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-            output_bytes: output.text.len(),
-            truncated: output.truncated,
-            output: output.text.clone(),
-        });
-        output
+        let owned = call.clone();
+        let ran = tokio::task::spawn_blocking(move || {
+            registry.invoke_raw(&tools, &owned.id, &owned.name, &owned.arguments)
+        })
+        .await;
+        ran.unwrap_or_else(|error| {
+            let output = ToolOutput::error(&oy_tools::ToolError::failed(
+                format!("the tool crashed: {error}"),
+                "try a different approach; report this to the user if it repeats",
+            ));
+            self.emit(&AgentEvent::ToolCallFinished(oy_tools::ToolCallFinished {
+                call_id: call.id.clone(),
+                tool: call.name.clone(),
+                ok: false,
+                duration_ms: 0,
+                output_bytes: output.text.len(),
+                truncated: false,
+                output: output.text.clone(),
+            }));
+            output
+        })
     }
 
     /// Appends to both the working transcript and the full history.
@@ -558,21 +545,4 @@ fn title(prompt: &str) -> String {
         title.push('…');
     }
     title
-}
-
-/// Awaits `future` unless the token fires first (`None`).
-async fn until_cancelled<F: std::future::Future>(
-    future: F,
-    cancel: &CancelToken,
-) -> Option<F::Output> {
-    tokio::pin!(future);
-    loop {
-        if cancel.is_cancelled() {
-            return None;
-        }
-        tokio::select! {
-            output = &mut future => return Some(output),
-            () = tokio::time::sleep(CANCEL_POLL) => {}
-        }
-    }
 }

@@ -6,7 +6,7 @@
 use std::io::{IsTerminal, Write};
 use std::sync::Mutex;
 
-use oy_agent::{AgentEvent, AgentEventSink, ApprovalStage, TurnStop};
+use oy_agent::{AgentEvent, AgentEventSink, ApprovalStage, ToolCallFinished, TurnStop};
 
 /// How events are shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -132,21 +132,20 @@ impl Renderer {
                 let _ = stdout.flush();
                 *self.open_line() = !text.ends_with('\n');
             }
-            AgentEvent::ToolCallStarted {
-                tool, arguments, ..
-            } => {
-                let tool = terminal_safe(tool);
-                self.note(&style.dim(&format!("→ {tool} {}", one_line(arguments, 160))));
+            AgentEvent::ToolCallStarted(started) => {
+                let tool = terminal_safe(&started.tool);
+                self.note(&style.dim(&format!("→ {tool} {}", one_line(&started.arguments, 160))));
             }
-            AgentEvent::ToolCallFinished {
-                tool,
-                ok,
-                duration_ms,
-                output_bytes,
-                truncated,
-                output,
-                ..
-            } => {
+            AgentEvent::ToolCallFinished(finished) => {
+                let ToolCallFinished {
+                    tool,
+                    ok,
+                    duration_ms,
+                    output_bytes,
+                    truncated,
+                    output,
+                    ..
+                } = finished;
                 let cut = if *truncated { ", truncated" } else { "" };
                 let tool = terminal_safe(tool);
                 if *ok {
@@ -163,16 +162,13 @@ impl Renderer {
                     ));
                 }
             }
-            AgentEvent::Approval {
-                tool,
-                stage: ApprovalStage::Denied,
-                summary,
-                ..
-            } => self.note(&style.yellow(&format!(
-                "  ✗ {} not approved: {}",
-                terminal_safe(tool),
-                one_line(summary, 300)
-            ))),
+            AgentEvent::Approval(approval) if approval.stage == ApprovalStage::Denied => {
+                self.note(&style.yellow(&format!(
+                    "  ✗ {} not approved: {}",
+                    terminal_safe(&approval.tool),
+                    one_line(&approval.summary, 300)
+                )));
+            }
             AgentEvent::Compaction {
                 tokens_before,
                 tokens_after,

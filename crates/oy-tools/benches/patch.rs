@@ -110,7 +110,7 @@ fn patch(text: &str) -> bool {
     let bench = &*BENCH;
     let out = bench
         .registry
-        .invoke(&bench.ctx, "patch", &json!({ "patch": text }));
+        .invoke(&bench.ctx, "bench-1", "patch", &json!({ "patch": text }));
     out.ok
 }
 

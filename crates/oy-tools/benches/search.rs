@@ -36,7 +36,7 @@ static BENCH: LazyLock<Bench> = LazyLock::new(|| {
 
 fn call(tool: &str, args: Value) -> usize {
     let bench = &*BENCH;
-    let out = bench.registry.invoke(&bench.ctx, tool, &args);
+    let out = bench.registry.invoke(&bench.ctx, "bench-1", tool, &args);
     assert!(out.ok, "{}", out.text);
     out.text.len()
 }

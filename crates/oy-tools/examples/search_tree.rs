@@ -64,7 +64,7 @@ fn run(root: &str, tool: &str, args: serde_json::Value) -> Result<String, String
     let ws = Workspace::open(root).map_err(|e| e.to_string())?;
     let ctx = ToolContext::new(Arc::new(ws), Policy::new(Mode::Plan, false))
         .with_output_limit(Limit::bytes(usize::MAX));
-    let out = default_registry().invoke(&ctx, tool, &args);
+    let out = default_registry().invoke(&ctx, "search-tree-1", tool, &args);
     if out.ok {
         Ok(out.full_text.unwrap_or(out.text))
     } else {

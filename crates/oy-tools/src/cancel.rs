@@ -1,13 +1,21 @@
-//! `CancelToken`: how a frontend tells running tools to stop (Ctrl-C, a
-//! cancelled turn). Child-process tools poll it and kill their process
-//! group when it fires; cancellation is reported like a timeout.
+//! `CancelToken`: how a frontend tells a turn and its tools to stop (Ctrl-C,
+//! a cancelled turn). Async code awaits [`CancelToken::cancelled`] in a
+//! `select!`; a tool waiting on a child process checks
+//! [`CancelToken::is_cancelled`] between its own waits and kills the
+//! process group when it fires. Cancellation is reported like a timeout.
 
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
-/// A shared "stop now" flag. Cloning shares it.
+use tokio_util::sync::CancellationToken;
+
+/// A shared "stop now" signal. Cloning shares it.
+///
+/// It wraps tokio-util's [`CancellationToken`] so a wait is a future, not a
+/// flag polled on a timer; the wrapper adds [`Self::reset`], because a chat
+/// goes on after Ctrl-C cancelled one turn, and every holder (the signal
+/// handler, the tool context, the agent) must see the next turn's token.
 #[derive(Debug, Clone, Default)]
-pub struct CancelToken(Arc<AtomicBool>);
+pub struct CancelToken(Arc<Mutex<CancellationToken>>);
 
 impl CancelToken {
     /// A token that has not fired.
@@ -15,20 +23,51 @@ impl CancelToken {
         Self::default()
     }
 
-    /// Fires the token: every holder sees it.
+    fn current(&self) -> CancellationToken {
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+
+    /// Fires the token: every holder sees it, every waiter wakes.
     pub fn cancel(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.current().cancel();
     }
 
-    /// Re-arms the token for the next turn (a chat goes on after Ctrl-C
-    /// cancelled one turn). Only the frontend that owns the turn calls it,
-    /// once nothing of the cancelled turn is still running.
+    /// Re-arms the token for the next turn. Only the frontend that owns the
+    /// turn calls it, once nothing of the cancelled turn is still running.
     pub fn reset(&self) {
-        self.0.store(false, Ordering::SeqCst);
+        let mut current = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        if current.is_cancelled() {
+            *current = CancellationToken::new();
+        }
     }
 
-    /// True once [`Self::cancel`] was called.
+    /// True once [`Self::cancel`] was called (and not reset since).
     pub fn is_cancelled(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.current().is_cancelled()
+    }
+
+    /// Completes when the token fires; at once if it already has.
+    pub fn cancelled(&self) -> impl Future<Output = ()> + Send + 'static {
+        self.current().cancelled_owned()
+    }
+
+    /// The token of the current turn, for a library that takes tokio-util's
+    /// type directly (the audit).
+    pub fn token(&self) -> CancellationToken {
+        self.current()
+    }
+
+    /// Awaits `future` unless the token fires first (`None`). A token that
+    /// has already fired wins without polling `future`.
+    pub async fn run_until_cancelled<F: Future>(&self, future: F) -> Option<F::Output> {
+        let cancelled = self.cancelled();
+        tokio::select! {
+            biased;
+            () = cancelled => None,
+            output = future => Some(output),
+        }
     }
 }

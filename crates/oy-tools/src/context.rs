@@ -12,7 +12,7 @@ use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal
 use crate::cancel::CancelToken;
 use crate::child_env::ChildEnv;
 use crate::error::ToolError;
-use crate::events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
+use crate::events::{ApprovalEvent, ApprovalStage, EventSink, NoEvents, ToolEvent};
 use crate::ledger::Ledger;
 use crate::limit::Limit;
 use crate::policy::{Decision, Policy};
@@ -33,7 +33,6 @@ pub struct ToolContext {
     output_limit: Limit,
     child_env: ChildEnv,
     cancel: CancelToken,
-    next_call: std::sync::atomic::AtomicU64,
     /// What every child process runs under.
     sandbox: Arc<Sandbox>,
     /// The shell, found once (see [`Self::shell`]).
@@ -67,7 +66,6 @@ impl ToolContext {
             output_limit: Limit::default(),
             child_env: ChildEnv::default(),
             cancel: CancelToken::new(),
-            next_call: std::sync::atomic::AtomicU64::new(1),
             sandbox: Arc::new(Sandbox::default()),
             shell: std::sync::OnceLock::new(),
             pty_sessions: PtySessions::default(),
@@ -195,7 +193,7 @@ impl ToolContext {
         self
     }
 
-    /// The token running tools poll to stop early.
+    /// The token a running tool checks to stop early.
     pub fn cancel_token(&self) -> &CancelToken {
         &self.cancel
     }
@@ -250,16 +248,18 @@ impl ToolContext {
         self.events.emit(event);
     }
 
-    pub(crate) fn begin_call<'a>(&'a self, tool: &'static str, args: &'a Value) -> Invocation<'a> {
-        let call_id = self
-            .next_call
-            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    pub(crate) fn begin_call<'a>(
+        &'a self,
+        call_id: &'a str,
+        tool: &'a str,
+        args: &'a Value,
+    ) -> Invocation<'a> {
         Invocation {
             ctx: self,
             tool,
             call_id,
             args,
-            ledger_entry: Cell::new(None),
+            side_effect_recorded: Cell::new(false),
             refusal: std::cell::RefCell::new(None),
         }
     }
@@ -268,16 +268,18 @@ impl ToolContext {
 /// One tool call in progress.
 pub struct Invocation<'a> {
     ctx: &'a ToolContext,
-    tool: &'static str,
-    call_id: u64,
+    tool: &'a str,
+    /// The provider's id for the call: the events, the ledger and the
+    /// transcript all use it.
+    call_id: &'a str,
     args: &'a Value,
-    ledger_entry: Cell<Option<u64>>,
+    side_effect_recorded: Cell<bool>,
     refusal: std::cell::RefCell<Option<Refusal>>,
 }
 
 impl Invocation<'_> {
     /// The tool's name.
-    pub fn tool(&self) -> &'static str {
+    pub fn tool(&self) -> &str {
         self.tool
     }
 
@@ -291,13 +293,15 @@ impl Invocation<'_> {
         self.ctx.workspace()
     }
 
-    /// The call's id (for events).
-    pub fn call_id(&self) -> u64 {
+    /// The provider's id for the call.
+    pub fn call_id(&self) -> &str {
         self.call_id
     }
 
-    pub(crate) fn ledger_entry(&self) -> Option<u64> {
-        self.ledger_entry.get()
+    /// True once the call passed [`Self::authorize`] for a side effect
+    /// (the ledger holds an attempt under its id).
+    pub(crate) fn side_effect_recorded(&self) -> bool {
+        self.side_effect_recorded.get()
     }
 
     /// A note naming the sandbox rule a failed command most likely ran
@@ -356,12 +360,12 @@ impl Invocation<'_> {
             hint: policy.hint_for(effect),
         };
         let approval = |stage| {
-            self.ctx.emit(&ToolEvent::Approval {
-                call_id: self.call_id,
+            self.ctx.emit(&ToolEvent::Approval(ApprovalEvent {
+                call_id: self.call_id.to_owned(),
                 tool: self.tool.to_owned(),
                 stage,
                 summary: summary.clone(),
-            });
+            }));
         };
         let cancelled = || ToolError::Denied {
             tool: self.tool.to_owned(),
@@ -434,8 +438,10 @@ impl Invocation<'_> {
             }
         }
         if effect.is_side_effect() {
-            let id = self.ctx.ledger.record_attempt(self.tool, self.args);
-            self.ledger_entry.set(Some(id));
+            self.ctx
+                .ledger
+                .record_attempt(self.call_id, self.tool, self.args);
+            self.side_effect_recorded.set(true);
         }
         Ok(())
     }

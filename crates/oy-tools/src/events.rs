@@ -1,7 +1,8 @@
-//! Structured tool events (started, finished, approvals) and the sink
-//! trait a frontend implements to receive them.
-
-use std::time::Duration;
+//! The tool-call events (started, approval, finished) and the sink trait a
+//! frontend implements to receive them. These are the one vocabulary for a
+//! tool call: the agent forwards them as they are (`docs/events.md`), and
+//! every one carries the provider's call id, the same id the transcript
+//! and the ledger use.
 
 use serde::Serialize;
 
@@ -17,45 +18,64 @@ pub enum ApprovalStage {
     Denied,
 }
 
-/// One event from a tool call.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+/// A tool call is about to run.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolCallStarted {
+    /// The provider's call id.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments as the model sent them (raw JSON text).
+    pub arguments: String,
+    /// For a tool that starts a process: the sandbox it runs under
+    /// (`sandbox: full, workspace-write, network off`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<String>,
+}
+
+/// An approval was asked, given or denied.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ApprovalEvent {
+    /// The provider's call id.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// `asked`, `given` or `denied`.
+    pub stage: ApprovalStage,
+    /// One line: what it is about.
+    pub summary: String,
+}
+
+/// A tool call ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ToolCallFinished {
+    /// The provider's call id.
+    pub call_id: String,
+    /// The tool.
+    pub tool: String,
+    /// False for a `TOOL_ERROR`.
+    pub ok: bool,
+    /// Wall time in milliseconds.
+    pub duration_ms: u64,
+    /// Bytes of model-visible output.
+    pub output_bytes: usize,
+    /// True when the output was cut before the model saw it.
+    pub truncated: bool,
+    /// The model-visible output.
+    pub output: String,
+}
+
+/// One event from a tool call. Exhaustive on purpose: the agent forwards
+/// every variant, so a new one must be placed in its vocabulary too.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
-#[non_exhaustive]
 pub enum ToolEvent {
     /// A call began.
-    ToolCallStarted {
-        /// Unique per context.
-        call_id: u64,
-        /// The tool.
-        tool: String,
-    },
+    ToolCallStarted(ToolCallStarted),
     /// An approval was asked, given or denied.
-    Approval {
-        /// The call.
-        call_id: u64,
-        /// The tool.
-        tool: String,
-        /// What happened.
-        stage: ApprovalStage,
-        /// One line: what the approval is about.
-        summary: String,
-    },
+    Approval(ApprovalEvent),
     /// A call ended.
-    ToolCallFinished {
-        /// The call.
-        call_id: u64,
-        /// The tool.
-        tool: String,
-        /// True when it did what was asked.
-        ok: bool,
-        /// Wall time.
-        #[serde(serialize_with = "millis")]
-        duration: Duration,
-        /// Bytes of model-visible output.
-        output_bytes: usize,
-        /// True when the output was cut.
-        truncated: bool,
-    },
+    ToolCallFinished(ToolCallFinished),
 }
 
 /// Receives tool events. Must not block for long: it runs on the tool's thread.
@@ -70,8 +90,4 @@ pub struct NoEvents;
 
 impl EventSink for NoEvents {
     fn emit(&self, _event: &ToolEvent) {}
-}
-
-fn millis<S: serde::Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
-    serializer.serialize_u128(duration.as_millis())
 }

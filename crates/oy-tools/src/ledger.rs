@@ -1,6 +1,8 @@
 //! The side-effect ledger: a record of every mutating call attempted, so
 //! the provider's retry gate can ask "has anything been attempted in this
-//! turn?" and never replay a prompt after a side effect.
+//! turn?" and never replay a prompt after a side effect. Entries are keyed
+//! by the provider's call id, so a side effect joins its transcript entry
+//! and its events.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -13,8 +15,9 @@ use sha2::{Digest, Sha256};
 /// One recorded attempt.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LedgerEntry {
-    /// Sequence number, unique in this ledger.
-    pub id: u64,
+    /// The provider's id for the call that attempted it (the transcript's
+    /// and the events' `call_id`).
+    pub call_id: String,
     /// The turn it happened in.
     pub turn: u64,
     /// The tool.
@@ -60,7 +63,6 @@ impl<W: Write + Send> LedgerSink for JsonlSink<W> {
 #[derive(Default)]
 struct Inner {
     turn: u64,
-    next_id: u64,
     entries: Vec<LedgerEntry>,
     sink: Option<Box<dyn LedgerSink>>,
 }
@@ -109,13 +111,11 @@ impl Ledger {
         inner.turn
     }
 
-    /// Records that `tool` is about to act with `args`; returns the entry id.
-    pub fn record_attempt(&self, tool: &str, args: &Value) -> u64 {
+    /// Records that call `call_id` of `tool` is about to act with `args`.
+    pub fn record_attempt(&self, call_id: &str, tool: &str, args: &Value) {
         let mut inner = self.lock();
-        let id = inner.next_id;
-        inner.next_id += 1;
         let entry = LedgerEntry {
-            id,
+            call_id: call_id.to_owned(),
             turn: inner.turn,
             tool: tool.to_owned(),
             args_digest: digest(args),
@@ -126,14 +126,20 @@ impl Ledger {
             sink.record(&entry);
         }
         inner.entries.push(entry);
-        id
     }
 
-    /// Records how attempt `id` ended.
-    pub fn record_outcome(&self, id: u64, succeeded: bool) {
+    /// Records how the current turn's attempts of call `call_id` ended.
+    pub fn record_outcome(&self, call_id: &str, succeeded: bool) {
         let mut inner = self.lock();
-        let Inner { entries, sink, .. } = &mut *inner;
-        if let Some(entry) = entries.iter_mut().find(|entry| entry.id == id) {
+        let Inner {
+            turn,
+            entries,
+            sink,
+        } = &mut *inner;
+        let open = entries.iter_mut().filter(|entry| {
+            entry.turn == *turn && entry.call_id == call_id && entry.succeeded.is_none()
+        });
+        for entry in open {
             entry.succeeded = Some(succeeded);
             if let Some(sink) = sink.as_mut() {
                 sink.record(entry);

@@ -50,7 +50,9 @@ pub use child_env::{ChildEnv, is_credential_like};
 pub use context::{Invocation, ToolContext};
 pub use diff::unified_diff;
 pub use error::ToolError;
-pub use events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
+pub use events::{
+    ApprovalEvent, ApprovalStage, EventSink, NoEvents, ToolCallFinished, ToolCallStarted, ToolEvent,
+};
 pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};
 pub use output::{ChangeSummary, ToolOutput};

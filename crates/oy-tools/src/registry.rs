@@ -9,10 +9,10 @@ use serde_json::Value;
 use crate::args::parse_json;
 use crate::context::{Invocation, ToolContext};
 use crate::error::ToolError;
-use crate::events::ToolEvent;
+use crate::events::{ToolCallFinished, ToolCallStarted, ToolEvent};
 use crate::limit::limit;
 use crate::output::ToolOutput;
-use crate::spec::ToolSpec;
+use crate::spec::{Effect, ToolSpec};
 
 /// One tool. Implementations live in `tools/`, one per file.
 pub trait Tool: Send + Sync {
@@ -20,7 +20,7 @@ pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
 
     /// A minimal valid arguments object, shown in argument errors.
-    fn example(&self) -> &'static str;
+    fn example(&self) -> &str;
 
     /// Runs one call. Any side effect must be preceded by
     /// [`Invocation::authorize`].
@@ -35,7 +35,7 @@ pub struct Registry {
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.tools.iter().map(|tool| tool.spec().name))
+            .entries(self.tools.iter().map(|tool| &*tool.spec().name))
             .finish()
     }
 }
@@ -56,7 +56,7 @@ impl Registry {
     pub fn names(&self) -> std::collections::BTreeSet<String> {
         self.tools
             .iter()
-            .map(|tool| tool.spec().name.to_owned())
+            .map(|tool| tool.spec().name.to_string())
             .collect()
     }
 
@@ -82,38 +82,89 @@ impl Registry {
             .map(AsRef::as_ref)
     }
 
-    /// Runs a call whose arguments arrive as raw text (as a model sends them).
-    pub fn invoke_raw(&self, ctx: &ToolContext, name: &str, raw_args: &str) -> ToolOutput {
-        self.invoke_raw_checked(ctx, name, raw_args)
-            .unwrap_or_else(|error| ToolOutput::error(&error))
+    /// Runs a call whose arguments arrive as raw text (as a model sends
+    /// them). `call_id` is the provider's id for the call: the events, the
+    /// ledger and the transcript all name the call by it. Every call, also
+    /// one for an unknown tool or with unparsable arguments, is reported by
+    /// exactly one `tool_call_started` and one `tool_call_finished`.
+    pub fn invoke_raw(
+        &self,
+        ctx: &ToolContext,
+        call_id: &str,
+        name: &str,
+        raw_args: &str,
+    ) -> ToolOutput {
+        self.reported(ctx, call_id, name, raw_args.to_owned(), || {
+            let tool = self.lookup(ctx, name)?;
+            let args = parse_json(name, raw_args, tool.example())?;
+            Ok(self.run(ctx, call_id, tool, &args))
+        })
     }
 
     /// Like [`Self::invoke_raw`], but an unknown tool or unparsable JSON is
-    /// returned as `Err` so a command line can treat it as a usage error.
+    /// returned as `Err` (and reported by no event) so a command line can
+    /// treat it as a usage error.
     pub fn invoke_raw_checked(
         &self,
         ctx: &ToolContext,
+        call_id: &str,
         name: &str,
         raw_args: &str,
     ) -> Result<ToolOutput, ToolError> {
         let tool = self.lookup(ctx, name)?;
         let args = parse_json(name, raw_args, tool.example())?;
-        Ok(self.run(ctx, tool, &args))
+        Ok(self.reported(ctx, call_id, name, raw_args.to_owned(), || {
+            Ok(self.run(ctx, call_id, tool, &args))
+        }))
     }
 
-    /// Runs a call whose arguments are already JSON.
-    pub fn invoke(&self, ctx: &ToolContext, name: &str, args: &Value) -> ToolOutput {
-        match self.lookup(ctx, name) {
-            Ok(tool) => self.run(ctx, tool, args),
-            Err(error) => ToolOutput::error(&error),
-        }
+    /// Runs a call whose arguments are already JSON; reported like
+    /// [`Self::invoke_raw`].
+    pub fn invoke(&self, ctx: &ToolContext, call_id: &str, name: &str, args: &Value) -> ToolOutput {
+        self.reported(ctx, call_id, name, args.to_string(), || {
+            Ok(self.run(ctx, call_id, self.lookup(ctx, name)?, args))
+        })
+    }
+
+    /// Runs `call` between its `tool_call_started` and `tool_call_finished`
+    /// events; an `Err` becomes the model's `TOOL_ERROR`.
+    fn reported(
+        &self,
+        ctx: &ToolContext,
+        call_id: &str,
+        name: &str,
+        arguments: String,
+        call: impl FnOnce() -> Result<ToolOutput, ToolError>,
+    ) -> ToolOutput {
+        let sandbox = self
+            .get(name)
+            .filter(|tool| tool.spec().effect == Effect::Process)
+            .map(|_| ctx.sandbox_note());
+        ctx.emit(&ToolEvent::ToolCallStarted(ToolCallStarted {
+            call_id: call_id.to_owned(),
+            tool: name.to_owned(),
+            arguments,
+            sandbox,
+        }));
+        let started = Instant::now();
+        let output = call().unwrap_or_else(|error| ToolOutput::error(&error));
+        ctx.emit(&ToolEvent::ToolCallFinished(ToolCallFinished {
+            call_id: call_id.to_owned(),
+            tool: name.to_owned(),
+            ok: output.ok,
+            duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            output_bytes: output.text.len(),
+            truncated: output.truncated,
+            output: output.text.clone(),
+        }));
+        output
     }
 
     fn lookup(&self, ctx: &ToolContext, name: &str) -> Result<&dyn Tool, ToolError> {
         let offered = || {
             self.specs(ctx)
                 .iter()
-                .map(|spec| spec.name.to_owned())
+                .map(|spec| spec.name.to_string())
                 .collect::<Vec<_>>()
         };
         let tool = self.get(name).ok_or_else(|| ToolError::UnknownTool {
@@ -135,21 +186,17 @@ impl Registry {
         Ok(tool)
     }
 
-    fn run(&self, ctx: &ToolContext, tool: &dyn Tool, args: &Value) -> ToolOutput {
-        let spec = tool.spec();
-        let call = ctx.begin_call(spec.name, args);
-        ctx.emit(&ToolEvent::ToolCallStarted {
-            call_id: call.call_id(),
-            tool: spec.name.to_owned(),
-        });
-        let started = Instant::now();
+    /// Runs a looked-up tool and caps what the model will see; the
+    /// callers report the call.
+    fn run(&self, ctx: &ToolContext, call_id: &str, tool: &dyn Tool, args: &Value) -> ToolOutput {
+        let call = ctx.begin_call(call_id, &tool.spec().name, args);
         let mut output = match tool.run(&call, args) {
             Ok(output) => output,
             Err(error) => ToolOutput::error(&error),
         };
         output.refusal = call.refusal();
-        if let Some(entry) = call.ledger_entry() {
-            ctx.ledger().record_outcome(entry, output.ok);
+        if call.side_effect_recorded() {
+            ctx.ledger().record_outcome(call_id, output.ok);
         }
         let limited = limit(&output.text, ctx.output_limit());
         if limited.truncated() {
@@ -157,14 +204,6 @@ impl Registry {
             output.full_text = Some(std::mem::replace(&mut output.text, shown));
             output.truncated = true;
         }
-        ctx.emit(&ToolEvent::ToolCallFinished {
-            call_id: call.call_id(),
-            tool: spec.name.to_owned(),
-            ok: output.ok,
-            duration: started.elapsed(),
-            output_bytes: output.text.len(),
-            truncated: output.truncated,
-        });
         output
     }
 }

@@ -1,6 +1,8 @@
 //! `ToolSpec` and `Effect`: what a tool is called, what it takes, and what
 //! kind of change it can make.
 
+use std::borrow::Cow;
+
 use schemars::JsonSchema;
 use serde::Serialize;
 use serde_json::Value;
@@ -32,10 +34,11 @@ impl Effect {
 /// What the model is told about one tool.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ToolSpec {
-    /// The name the model calls it by.
-    pub name: &'static str,
+    /// The name the model calls it by. Owned for tools defined at run
+    /// time (`tools.json`), borrowed for the built-in ones.
+    pub name: Cow<'static, str>,
     /// One or two exact sentences: every byte is re-sent on every turn.
-    pub description: &'static str,
+    pub description: Cow<'static, str>,
     /// JSON Schema of the arguments object (closed, defaults stated).
     pub parameters: Value,
     /// The strongest side effect the tool can have.
@@ -46,13 +49,13 @@ pub struct ToolSpec {
 impl ToolSpec {
     /// Builds a spec whose parameters are the JSON Schema of `Args`.
     pub fn new<Args: JsonSchema>(
-        name: &'static str,
-        description: &'static str,
+        name: impl Into<Cow<'static, str>>,
+        description: impl Into<Cow<'static, str>>,
         effect: Effect,
     ) -> Self {
         Self {
-            name,
-            description,
+            name: name.into(),
+            description: description.into(),
             parameters: compact_schema(
                 schemars::generate::SchemaSettings::draft2020_12()
                     .with(|settings| settings.inline_subschemas = true)

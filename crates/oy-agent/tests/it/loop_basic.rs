@@ -112,7 +112,7 @@ async fn unknown_tool_gets_a_tool_error_naming_the_available_tools() {
         .events()
         .into_iter()
         .find_map(|event| match event {
-            AgentEvent::ToolCallFinished { call_id, ok, .. } => Some((call_id, ok)),
+            AgentEvent::ToolCallFinished(finished) => Some((finished.call_id, finished.ok)),
             _ => None,
         })
         .unwrap();
@@ -198,19 +198,18 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
         AgentEvent::TurnStarted { turn: 1, prompt } if prompt == "read a.txt"
     ));
     match &events[5] {
-        AgentEvent::ToolCallFinished {
-            call_id,
-            tool,
-            ok,
-            output_bytes,
-            output,
-            truncated,
-            ..
-        } => {
-            assert_eq!((call_id.as_str(), tool.as_str(), *ok), ("c1", "read", true));
-            assert_eq!(*output_bytes, output.len());
-            assert!(output.contains("alpha"));
-            assert!(!truncated);
+        AgentEvent::ToolCallFinished(finished) => {
+            assert_eq!(
+                (
+                    finished.call_id.as_str(),
+                    finished.tool.as_str(),
+                    finished.ok
+                ),
+                ("c1", "read", true)
+            );
+            assert_eq!(finished.output_bytes, finished.output.len());
+            assert!(finished.output.contains("alpha"));
+            assert!(!finished.truncated);
         }
         other => panic!("{other:?}"),
     }
@@ -321,4 +320,43 @@ async fn a_model_stopped_at_its_token_cap_ends_with_max_tokens() {
     assert_eq!(outcome.stop, TurnStop::MaxTokens);
     assert!(outcome.stop.is_failure());
     assert_eq!(outcome.text, "partial");
+}
+
+/// One identity per call: the provider's id names the call in the
+/// transcript, in every event of it, and in its ledger entry.
+#[tokio::test]
+async fn the_providers_call_id_joins_transcript_events_and_ledger() {
+    let ws = Ws::new();
+    let provider = scripted([
+        calls(&[call(
+            "call_Xy9",
+            "write",
+            r#"{"path":"a.txt","content":"x"}"#,
+        )]),
+        text("done"),
+    ]);
+    let (builder, events) = builder(provider, &ws, Mode::AutoApprove);
+    let mut agent = builder.build().unwrap();
+    agent.turn("write a.txt").await.unwrap();
+
+    let ledger = agent.tool_context().ledger().entries();
+    assert_eq!(ledger.len(), 1);
+    assert_eq!(ledger[0].call_id, "call_Xy9");
+    assert_eq!(ledger[0].succeeded, Some(true));
+    assert!(agent.history().iter().any(|entry| matches!(
+        entry,
+        oy_agent::Entry::ToolResult { call_id, .. } if call_id == "call_Xy9"
+    )));
+    let ids: Vec<String> = events
+        .events()
+        .into_iter()
+        .filter_map(|event| match event {
+            AgentEvent::ToolCallStarted(started) => Some(started.call_id),
+            AgentEvent::Approval(approval) => Some(approval.call_id),
+            AgentEvent::ToolCallFinished(finished) => Some(finished.call_id),
+            _ => None,
+        })
+        .collect();
+    // Started and finished (auto-approve asks no one), each emitted once.
+    assert_eq!(ids, ["call_Xy9", "call_Xy9"]);
 }

@@ -207,14 +207,15 @@ async fn a_write_that_asks_with_no_one_to_ask_stops_the_turn_and_answers_the_res
         .events()
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::ToolCallStarted { call_id, .. } => Some(call_id),
+            AgentEvent::ToolCallStarted(started) => Some(started.call_id),
             _ => None,
         })
         .collect();
     assert_eq!(started, ["c1"]);
     assert!(events.events().iter().any(|event| matches!(
         event,
-        AgentEvent::Approval { call_id, stage: ApprovalStage::Denied, .. } if call_id == "c1"
+        AgentEvent::Approval(approval)
+            if approval.call_id == "c1" && approval.stage == ApprovalStage::Denied
     )));
 }
 
@@ -252,9 +253,9 @@ async fn a_write_the_approver_denies_stops_the_turn() {
         .events()
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::Approval { call_id, stage, .. } => {
-                assert_eq!(call_id, "c1");
-                Some(stage)
+            AgentEvent::Approval(approval) => {
+                assert_eq!(approval.call_id, "c1");
+                Some(approval.stage)
             }
             _ => None,
         })
@@ -294,7 +295,7 @@ async fn a_write_the_approver_allows_happens_and_the_loop_goes_on() {
         .events()
         .into_iter()
         .filter_map(|event| match event {
-            AgentEvent::Approval { stage, .. } => Some(stage),
+            AgentEvent::Approval(approval) => Some(approval.stage),
             _ => None,
         })
         .collect();

@@ -15,6 +15,10 @@ use crate::exit::{Exit, UsageError};
 use crate::signals::Interrupts;
 use crate::state_store::StateStore;
 
+/// The id `oy tool` gives its one call: no model made it, but the ledger
+/// and the events name every call by an id.
+const CALL_ID: &str = "oy-tool-1";
+
 pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     let (registry, workspace) = crate::user_tools::registry_for(config)?;
     let raw = raw_arguments(&registry, args)?;
@@ -42,7 +46,7 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     }
     // Ctrl-C fires the token: a running command's process group is killed.
     let interrupts = Interrupts::install(cancel, ctx.child_killer())?;
-    let output = match registry.invoke_raw_checked(&ctx, &args.name, &raw) {
+    let output = match registry.invoke_raw_checked(&ctx, CALL_ID, &args.name, &raw) {
         Ok(output) => output,
         Err(error) if error.is_usage() => {
             if args.json {

@@ -70,8 +70,8 @@ fn markdown(specs: &[&ToolSpec]) -> String {
         let _ = write!(
             out,
             "\n## `{}`\n\n{}\n\n",
-            terminal_line(spec.name),
-            terminal_safe(spec.description)
+            terminal_line(&spec.name),
+            terminal_safe(&spec.description)
         );
         let modes: Vec<String> = Mode::ALL
             .iter()

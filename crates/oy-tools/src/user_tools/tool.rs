@@ -21,22 +21,17 @@ use crate::user_tools::UserToolDef;
 pub struct UserTool {
     spec: ToolSpec,
     def: UserToolDef,
-    example: &'static str,
+    example: String,
 }
 
 impl UserTool {
     /// Wraps a validated definition (see [`crate::parse_manifest`]).
     pub fn new(def: UserToolDef) -> Self {
-        // Specs hold `&'static str` because built-in names are constants;
-        // a user tool's strings are leaked once, when its manifest loads
-        // at start-up, which bounds the leak by the manifest's size.
-        let name: &'static str = Box::leak(def.name.clone().into_boxed_str());
-        let description: &'static str = Box::leak(def.description.clone().into_boxed_str());
-        let example: &'static str = Box::leak(example_for(&def.parameters).into_boxed_str());
+        let example = example_for(&def.parameters);
         Self {
             spec: ToolSpec {
-                name,
-                description,
+                name: def.name.clone().into(),
+                description: def.description.clone().into(),
                 parameters: def.parameters.clone(),
                 effect: Effect::Process,
             },
@@ -51,13 +46,13 @@ impl Tool for UserTool {
         &self.spec
     }
 
-    fn example(&self) -> &'static str {
-        self.example
+    fn example(&self) -> &str {
+        &self.example
     }
 
     fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError> {
-        let name = self.spec.name;
-        check_required(name, &self.def.parameters, args, self.example)?;
+        let name = &*self.spec.name;
+        check_required(name, &self.def.parameters, args, &self.example)?;
         let input = args.to_string();
         let (dir, _) = working_dir(call, None, "cwd")?;
         let argv: Vec<String> = self

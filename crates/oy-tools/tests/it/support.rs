@@ -19,6 +19,8 @@ pub struct Env {
     pub ctx: ToolContext,
     pub registry: Registry,
     pub events: Arc<Recorder>,
+    /// Numbers the calls `call-1`, `call-2`, … as a provider would id them.
+    pub calls: std::sync::atomic::AtomicU64,
 }
 
 /// Records events and approval requests; answers approvals with `answer`.
@@ -76,6 +78,7 @@ impl Env {
             ctx,
             registry: default_registry(),
             events,
+            calls: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -96,7 +99,12 @@ impl Env {
 
     /// Calls `tool` with JSON `args` exactly as a model would.
     pub fn call(&self, tool: &str, args: Value) -> ToolOutput {
-        self.registry.invoke(&self.ctx, tool, &args)
+        let n = self
+            .calls
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+            + 1;
+        self.registry
+            .invoke(&self.ctx, &format!("call-{n}"), tool, &args)
     }
 
     pub fn outside_secret(&self) -> String {
@@ -133,6 +141,7 @@ impl Env {
             ctx,
             registry,
             events,
+            calls,
         } = self;
         Self {
             _tmp,
@@ -141,6 +150,7 @@ impl Env {
             ctx: change(ctx),
             registry,
             events,
+            calls,
         }
     }
 }

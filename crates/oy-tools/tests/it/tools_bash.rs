@@ -302,8 +302,8 @@ fn plan_mode_does_not_offer_bash() {
     let offered: Vec<&str> = env
         .registry
         .specs(&env.ctx)
-        .iter()
-        .map(|s| s.name)
+        .into_iter()
+        .map(|s| s.name.as_ref())
         .collect();
     assert!(
         !offered.contains(&"bash") && !offered.contains(&"exec"),

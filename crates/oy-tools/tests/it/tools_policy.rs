@@ -67,11 +67,11 @@ fn modes_parse_from_names_and_aliases() {
     assert!(error.contains("accept-edits|edit"), "{error}");
 }
 
-fn offered(env: &Env) -> Vec<&'static str> {
+fn offered(env: &Env) -> Vec<&str> {
     env.registry
         .specs(&env.ctx)
-        .iter()
-        .map(|spec| spec.name)
+        .into_iter()
+        .map(|spec| spec.name.as_ref())
         .collect()
 }
 
@@ -138,7 +138,7 @@ fn interactive_approval_shows_the_exact_diff_and_a_denial_changes_nothing() {
         .unwrap()
         .iter()
         .filter_map(|event| match event {
-            ToolEvent::Approval { stage, .. } => Some(*stage),
+            ToolEvent::Approval(approval) => Some(approval.stage),
             _ => None,
         })
         .collect();
@@ -196,8 +196,8 @@ fn ledger_jsonl_sink_writes_attempt_and_outcome_lines() {
     let buffer = Shared::default();
     let ledger = Ledger::with_sink(Box::new(oy_tools::JsonlSink::new(buffer.clone())));
     ledger.begin_turn();
-    let id = ledger.record_attempt("write", &json!({"path": "a"}));
-    ledger.record_outcome(id, true);
+    ledger.record_attempt("call_7", "write", &json!({"path": "a"}));
+    ledger.record_outcome("call_7", true);
     let text = String::from_utf8(buffer.0.lock().unwrap().clone()).unwrap();
     let lines: Vec<serde_json::Value> = text
         .lines()
@@ -205,6 +205,8 @@ fn ledger_jsonl_sink_writes_attempt_and_outcome_lines() {
         .collect();
     assert_eq!(lines.len(), 2);
     assert_eq!(lines[0]["tool"], "write");
+    assert_eq!(lines[0]["call_id"], "call_7");
+    assert_eq!(lines[1]["call_id"], "call_7");
     assert_eq!(lines[0]["succeeded"], serde_json::Value::Null);
     assert_eq!(lines[1]["succeeded"], true);
     assert!(lines[0]["attempted_at"].as_u64().unwrap() > 0);
@@ -220,14 +222,17 @@ fn every_call_emits_started_and_finished_events() {
     let finished: Vec<(bool, usize)> = events
         .iter()
         .filter_map(|event| match event {
-            ToolEvent::ToolCallFinished {
-                ok, output_bytes, ..
-            } => Some((*ok, *output_bytes)),
+            ToolEvent::ToolCallFinished(finished) => Some((finished.ok, finished.output_bytes)),
             _ => None,
         })
         .collect();
     assert_eq!(events.len(), 4);
-    assert!(matches!(events[0], ToolEvent::ToolCallStarted { .. }));
+    assert!(
+        matches!(&events[0], ToolEvent::ToolCallStarted(started) if started.call_id == "call-1")
+    );
+    assert!(
+        matches!(&events[3], ToolEvent::ToolCallFinished(finished) if finished.call_id == "call-2")
+    );
     assert_eq!(finished.len(), 2);
     assert!(finished[0].0 && !finished[1].0);
     assert!(finished.iter().all(|(_, bytes)| *bytes > 0));
@@ -286,7 +291,9 @@ fn bad_arguments_name_the_field_type_and_an_example() {
     assert_tool_error(&out, "unknown field `bogus`");
     let out = env.call("read", json!(["a"]));
     assert_tool_error(&out, "expected a JSON object");
-    let raw = env.registry.invoke_raw(&env.ctx, "read", "{not json");
+    let raw = env
+        .registry
+        .invoke_raw(&env.ctx, "call-1", "read", "{not json");
     assert!(
         raw.text
             .starts_with("TOOL_ERROR: arguments for `read` are not valid JSON"),

@@ -330,8 +330,8 @@ fn plan_mode_does_not_offer_the_pty_tools() {
     let offered: Vec<_> = env
         .registry
         .specs(&env.ctx)
-        .iter()
-        .map(|spec| spec.name)
+        .into_iter()
+        .map(|spec| spec.name.as_ref())
         .collect();
     assert!(!offered.contains(&"exec_command"), "{offered:?}");
     assert!(!offered.contains(&"write_stdin"), "{offered:?}");

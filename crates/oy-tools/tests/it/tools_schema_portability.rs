@@ -96,7 +96,7 @@ fn every_builtin_tool_schema_is_in_the_portable_subset() {
     let registry = default_registry();
     let mut found = Vec::new();
     for spec in registry.all_specs() {
-        check(&spec.parameters, spec.name, &mut found);
+        check(&spec.parameters, &spec.name, &mut found);
         if spec.parameters.get("type").and_then(Value::as_str) != Some("object") {
             found.push(format!("{}: the arguments must be an object", spec.name));
         }
