@@ -68,7 +68,11 @@ enum Streamed {
     Cut(Answer, ProviderError),
 }
 
+/// Why a cancelled turn stopped, for people.
+const CANCELLED: &str = "cancelled by the user";
+
 /// Tracks the loop's guards within one turn.
+#[derive(Default)]
 struct Guards {
     last_failure: Option<(String, String)>,
     repeats: u32,
@@ -77,6 +81,20 @@ struct Guards {
     /// Calls (tool, arguments) that succeeded in this turn: a successful
     /// call not seen before is progress.
     succeeded: std::collections::HashSet<(String, String)>,
+}
+
+impl Guards {
+    /// Counts a failing call; returns how many times in a row this same
+    /// call (tool and arguments) has now failed.
+    fn repeated(&mut self, key: (String, String)) -> u32 {
+        if self.last_failure.as_ref() == Some(&key) {
+            self.repeats += 1;
+        } else {
+            self.last_failure = Some(key);
+            self.repeats = 1;
+        }
+        self.repeats
+    }
 }
 
 impl Agent {
@@ -159,18 +177,13 @@ impl Agent {
 
     async fn tool_loop(&mut self, outcome: &mut TurnOutcome) -> Result<(), AgentError> {
         let cancel = self.tools.cancel_token().clone();
-        let mut guards = Guards {
-            last_failure: None,
-            repeats: 0,
-            tool_only: 0,
-            succeeded: std::collections::HashSet::new(),
-        };
+        let mut guards = Guards::default();
         // One request's attempts: opening failures and cut streams are
         // numbered and bounded together, and reset by a complete answer.
         let mut attempts = Attempts::new(self.options.retry);
         loop {
             if cancel.is_cancelled() {
-                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                return stop(outcome, TurnStop::Cancelled, CANCELLED);
             }
             if outcome.requests >= self.options.max_turns {
                 let limit = self.options.max_turns;
@@ -189,56 +202,30 @@ impl Agent {
             let request_bytes = self.request_bytes();
             outcome.requests += 1;
             let streamed = self.stream_answer(&request, &mut attempts, &cancel).await;
-            let (answer, failure, cancelled, cut) = match streamed {
-                Streamed::Complete(answer) => (answer, None, false, false),
-                Streamed::Cancelled(answer) => (answer, None, true, false),
-                Streamed::Failed(answer, error) => (answer, Some(error), false, false),
-                Streamed::Cut(answer, error) => (answer, Some(error), false, true),
+            let (answer, cancelled) = match streamed {
+                Streamed::Complete(answer) => (answer, false),
+                Streamed::Cancelled(answer) => (answer, true),
+                Streamed::Failed(answer, error) => {
+                    self.account(outcome, &answer, request_bytes);
+                    return self.fail(answer, error);
+                }
+                Streamed::Cut(answer, error) => {
+                    self.account(outcome, &answer, request_bytes);
+                    match self.retry_cut(&answer, error, &mut attempts, &cancel).await {
+                        Ok(true) => continue,
+                        Ok(false) => return stop(outcome, TurnStop::Cancelled, CANCELLED),
+                        Err(error) => return self.fail(answer, error),
+                    }
+                }
             };
             self.account(outcome, &answer, request_bytes);
-            if let Some(error) = failure {
-                let error = if cut {
-                    // A stream cut mid-answer is transient too: the partial
-                    // answer's tool calls never ran, so the request may be
-                    // sent again — unless a side effect happened in this
-                    // turn, or its text was already shown (a retry would
-                    // print it twice; docs/events.md, "Retries").
-                    let replay = if !answer.text.is_empty() {
-                        Replay::AnswerShown
-                    } else if self.tools.ledger().side_effect_attempted() {
-                        Replay::AfterSideEffect
-                    } else {
-                        Replay::Allowed
-                    };
-                    match attempts.after_failure(error, replay) {
-                        Ok(notice) => {
-                            self.emit(&retry_event(&notice));
-                            if cancel
-                                .run_until_cancelled(tokio::time::sleep(notice.delay))
-                                .await
-                                .is_none()
-                            {
-                                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
-                            }
-                            continue;
-                        }
-                        Err(error) => error,
-                    }
-                } else {
-                    error
-                };
-                // Keep what was shown; calls that never completed are dropped
-                // (they never ran), so the transcript stays paired.
-                self.record_answer(answer.text, Vec::new(), answer.reasoning);
-                return Err(error.into());
-            }
             attempts = Attempts::new(self.options.retry);
             let calls = answer.calls.clone();
             let text = answer.text.clone();
             self.record_answer(answer.text, answer.calls, answer.reasoning);
             if cancelled {
                 self.answer_unrun(&calls, "the turn was cancelled before this call ran");
-                return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
+                return stop(outcome, TurnStop::Cancelled, CANCELLED);
             }
             if calls.is_empty() {
                 outcome.text = text;
@@ -251,86 +238,124 @@ impl Agent {
                 }
                 return Ok(());
             }
-            let mut progressed = !text.trim().is_empty();
-            for (index, call) in calls.iter().enumerate() {
-                if cancel.is_cancelled() {
-                    self.answer_unrun(
-                        &calls[index..],
-                        "the turn was cancelled before this call ran",
-                    );
-                    return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
-                }
-                let output = self.run_call(call).await;
-                let key = (call.name.clone(), canonical_args(&call.arguments));
-                let refused = output.refusal.clone();
-                let failed = !output.ok;
-                self.record_result(call, output);
-                if cancel.is_cancelled() {
-                    self.answer_unrun(
-                        &calls[index + 1..],
-                        "the turn was cancelled before this call ran",
-                    );
-                    return stop(outcome, TurnStop::Cancelled, "cancelled by the user");
-                }
-                if let Some(refusal) = refused {
-                    self.answer_unrun(
-                        &calls[index + 1..],
-                        "not run: an earlier call in the same answer was refused",
-                    );
-                    let reason = match refusal.by {
-                        RefusedBy::Person => format!("you declined `{}`", call.name),
-                        RefusedBy::NoOneToAsk => format!(
-                            "`{}` needs approval and there is no one to ask (not interactive)",
-                            call.name
-                        ),
-                    };
-                    outcome.hint = Some(refusal.hint).filter(|hint| !hint.is_empty());
-                    return stop(outcome, TurnStop::ApprovalDenied, &reason);
-                }
-                if failed {
-                    if guards.last_failure.as_ref() == Some(&key) {
-                        guards.repeats += 1;
-                    } else {
-                        guards.last_failure = Some(key);
-                        guards.repeats = 1;
-                    }
-                    if guards.repeats >= self.options.repeat_limit {
-                        self.answer_unrun(
-                            &calls[index + 1..],
-                            "not run: the turn stopped after a repeated failure",
-                        );
-                        let limit = self.options.repeat_limit;
-                        return stop(
-                            outcome,
-                            TurnStop::RepeatedFailure,
-                            &format!(
-                                "stopped: the model made the same failing `{}` call {limit} times in a row",
-                                call.name
-                            ),
-                        );
-                    }
-                } else {
-                    guards.last_failure = None;
-                    guards.repeats = 0;
-                    progressed |= guards.succeeded.insert(key);
-                }
-            }
-            if progressed {
-                guards.tool_only = 0;
-            } else {
-                guards.tool_only += 1;
-            }
-            if guards.tool_only >= self.options.churn_limit {
-                let limit = self.options.churn_limit;
-                return stop(
-                    outcome,
-                    TurnStop::ToolChurn,
-                    &format!(
-                        "stopped: {limit} tool-only answers in a row without progress (no new successful call); narrow the task"
-                    ),
-                );
+            let progressed = !text.trim().is_empty();
+            if let Some(stopped) = self
+                .run_calls(&calls, progressed, &mut guards, &cancel, outcome)
+                .await
+            {
+                return stopped;
             }
         }
+    }
+
+    /// A stream cut mid-answer is transient too: the partial answer's tool
+    /// calls never ran, so the request may be sent again — unless a side
+    /// effect happened in this turn, or its text was already shown (a retry
+    /// would print it twice; docs/events.md, "Retries"). `Ok(true)`: waited,
+    /// send again; `Ok(false)`: cancelled while waiting; `Err`: give up.
+    async fn retry_cut(
+        &self,
+        answer: &Answer,
+        error: ProviderError,
+        attempts: &mut Attempts,
+        cancel: &CancelToken,
+    ) -> Result<bool, ProviderError> {
+        let replay = if !answer.text.is_empty() {
+            Replay::AnswerShown
+        } else if self.tools.ledger().side_effect_attempted() {
+            Replay::AfterSideEffect
+        } else {
+            Replay::Allowed
+        };
+        let notice = attempts.after_failure(error, replay)?;
+        self.emit(&retry_event(&notice));
+        let waited = cancel
+            .run_until_cancelled(tokio::time::sleep(notice.delay))
+            .await;
+        Ok(waited.is_some())
+    }
+
+    /// Ends the turn on a provider failure. What was shown is kept; calls
+    /// that never completed are dropped (they never ran), so the
+    /// transcript stays paired.
+    fn fail(&mut self, answer: Answer, error: ProviderError) -> Result<(), AgentError> {
+        self.record_answer(answer.text, Vec::new(), answer.reasoning);
+        Err(error.into())
+    }
+
+    /// Runs one answer's calls in order, each answered exactly once, and
+    /// applies the guards. `Some` ends the turn (the outcome says why);
+    /// `None` asks the model again.
+    async fn run_calls(
+        &mut self,
+        calls: &[ToolCall],
+        mut progressed: bool,
+        guards: &mut Guards,
+        cancel: &CancelToken,
+        outcome: &mut TurnOutcome,
+    ) -> Option<Result<(), AgentError>> {
+        for (index, call) in calls.iter().enumerate() {
+            if cancel.is_cancelled() {
+                self.answer_unrun(
+                    &calls[index..],
+                    "the turn was cancelled before this call ran",
+                );
+                return Some(stop(outcome, TurnStop::Cancelled, CANCELLED));
+            }
+            let output = self.run_call(call).await;
+            let key = (call.name.clone(), canonical_args(&call.arguments));
+            let refused = output.refusal.clone();
+            let failed = !output.ok;
+            self.record_result(call, output);
+            let rest = &calls[index + 1..];
+            if cancel.is_cancelled() {
+                self.answer_unrun(rest, "the turn was cancelled before this call ran");
+                return Some(stop(outcome, TurnStop::Cancelled, CANCELLED));
+            }
+            if let Some(refusal) = refused {
+                self.answer_unrun(
+                    rest,
+                    "not run: an earlier call in the same answer was refused",
+                );
+                let reason = match refusal.by {
+                    RefusedBy::Person => format!("you declined `{}`", call.name),
+                    RefusedBy::NoOneToAsk => format!(
+                        "`{}` needs approval and there is no one to ask (not interactive)",
+                        call.name
+                    ),
+                };
+                outcome.hint = Some(refusal.hint).filter(|hint| !hint.is_empty());
+                return Some(stop(outcome, TurnStop::ApprovalDenied, &reason));
+            }
+            if !failed {
+                guards.last_failure = None;
+                guards.repeats = 0;
+                progressed |= guards.succeeded.insert(key);
+            } else if guards.repeated(key) >= self.options.repeat_limit {
+                self.answer_unrun(rest, "not run: the turn stopped after a repeated failure");
+                let limit = self.options.repeat_limit;
+                return Some(stop(
+                    outcome,
+                    TurnStop::RepeatedFailure,
+                    &format!(
+                        "stopped: the model made the same failing `{}` call {limit} times in a row",
+                        call.name
+                    ),
+                ));
+            }
+        }
+        guards.tool_only = if progressed { 0 } else { guards.tool_only + 1 };
+        if guards.tool_only >= self.options.churn_limit {
+            let limit = self.options.churn_limit;
+            return Some(stop(
+                outcome,
+                TurnStop::ToolChurn,
+                &format!(
+                    "stopped: {limit} tool-only answers in a row without progress (no new successful call); narrow the task"
+                ),
+            ));
+        }
+        None
     }
 
     fn request(&self) -> Request {
