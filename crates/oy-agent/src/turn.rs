@@ -227,15 +227,22 @@ impl Agent {
                 self.answer_unrun(&calls, "the turn was cancelled before this call ran");
                 return stop(outcome, TurnStop::Cancelled, CANCELLED);
             }
+            if answer.finish == Some(StopReason::MaxTokens) {
+                // Calls in an answer cut at the token limit may have lost
+                // the end of their arguments: none of them runs.
+                self.answer_unrun(
+                    &calls,
+                    "not run: the answer was cut at the output-token limit, so its arguments may be incomplete",
+                );
+                outcome.text = text;
+                return stop(
+                    outcome,
+                    TurnStop::MaxTokens,
+                    "the model stopped at its output-token limit; ask it to continue",
+                );
+            }
             if calls.is_empty() {
                 outcome.text = text;
-                if answer.finish == Some(StopReason::MaxTokens) {
-                    return stop(
-                        outcome,
-                        TurnStop::MaxTokens,
-                        "the model stopped at its output-token limit; ask it to continue",
-                    );
-                }
                 return Ok(());
             }
             let progressed = !text.trim().is_empty();
@@ -485,6 +492,18 @@ impl Agent {
         if text.is_empty() && tool_calls.is_empty() && reasoning.is_none() {
             return;
         }
+        // Arguments that are not JSON are never sent back: servers reject
+        // the whole next request for them (llama.cpp answers 500). The
+        // call's result already quotes what was wrong.
+        let tool_calls = tool_calls
+            .into_iter()
+            .map(|mut call| {
+                if serde_json::from_str::<serde_json::Value>(&call.arguments).is_err() {
+                    call.arguments = "{}".to_owned();
+                }
+                call
+            })
+            .collect();
         self.record(Entry::Assistant {
             text: (!text.is_empty()).then_some(text),
             tool_calls,

@@ -360,3 +360,47 @@ async fn the_providers_call_id_joins_transcript_events_and_ledger() {
     // Started and finished (auto-approve asks no one), each emitted once.
     assert_eq!(ids, ["call_Xy9", "call_Xy9"]);
 }
+
+/// A call cut off by the output-token cap never runs (its arguments may be
+/// half a JSON object), and what is sent back to the server next is valid
+/// JSON, never the broken text.
+#[tokio::test]
+async fn calls_cut_at_the_token_cap_are_not_run_nor_echoed_back_broken() {
+    let ws = Ws::new();
+    let cut = call("c1", "write", r#"{"path":"a.txt","content":"unfinish"#);
+    let provider = scripted([
+        oy_provider::ScriptedReply::Stream(vec![
+            Ok(oy_provider::Event::ToolCallDone {
+                index: 0,
+                call: cut,
+            }),
+            Ok(oy_provider::Event::Finished {
+                reason: oy_provider::StopReason::MaxTokens,
+            }),
+        ]),
+        text("continued"),
+    ]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::AutoApprove);
+    let mut agent = builder.build().unwrap();
+
+    let outcome = agent.turn("write a.txt").await.unwrap();
+    assert_eq!(outcome.stop, TurnStop::MaxTokens);
+    assert!(!ws.root.join("a.txt").exists());
+    assert!(
+        !events
+            .events()
+            .iter()
+            .any(|event| matches!(event, AgentEvent::ToolCallStarted(_)))
+    );
+    agent.transcript().check().unwrap();
+
+    agent.turn("continue").await.unwrap();
+    let sent = &provider.requests()[1];
+    for message in &sent.messages {
+        if let Message::Assistant { tool_calls, .. } = message {
+            for call in tool_calls {
+                serde_json::from_str::<serde_json::Value>(&call.arguments).unwrap();
+            }
+        }
+    }
+}
