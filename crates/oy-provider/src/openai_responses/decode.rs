@@ -83,10 +83,14 @@ impl Decoder {
                 "the provider sent an event that is not JSON ({error})"
             ))
         })?;
+        // An event with neither `type` nor an `event:` name that carries an
+        // `error` object is an error: llama.cpp sends
+        // `data: {"error":{...}}` mid-stream that way.
+        let untyped_error = name.is_empty() && value.get("error").is_some_and(Value::is_object);
         let kind = value
             .get("type")
             .and_then(Value::as_str)
-            .unwrap_or(name)
+            .unwrap_or(if untyped_error { "error" } else { name })
             .to_owned();
         match kind.as_str() {
             "response.output_text.delta" | "response.refusal.delta" => {

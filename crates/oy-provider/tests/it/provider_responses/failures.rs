@@ -20,6 +20,24 @@ async fn server_error_event_is_a_retryable_status() {
     assert!(error.to_string().contains("server_error"), "{error}");
 }
 
+/// llama.cpp reports a failure mid-stream as `data: {"error":{...}}`, with
+/// no `type` and no `event:` name: it is that error, not a cut stream.
+#[tokio::test]
+async fn an_untyped_error_event_is_reported_as_the_error_it_carries() {
+    let body = concat!(
+        "data: {\"type\":\"response.created\",\"response\":{\"id\":\"r1\",\"status\":\"in_progress\",\"output\":[]}}\n\n",
+        "data: {\"error\":{\"code\":500,\"message\":\"the request exceeds the available context size\",\"type\":\"exceed_context_size_error\"}}\n\n",
+    );
+    let error = stream_error(sse(body), None).await;
+    assert_ne!(error.kind(), ErrorKind::StreamCut, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("exceeds the available context size"),
+        "{error}"
+    );
+}
+
 #[tokio::test]
 async fn failed_response_is_a_protocol_error_with_its_message() {
     let error = stream_error(sse(fixture!("failed")), None).await;
