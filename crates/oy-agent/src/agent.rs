@@ -177,10 +177,11 @@ impl AgentBuilder {
         let (transcript, history, header, resumed) = match self.resume {
             Some(saved) => {
                 if saved.header.workspace != root {
-                    return Err(AgentError::session(format!(
-                        "session {} was saved in workspace {}, not {root}; run oy from that directory (or pass --root) to resume it",
-                        saved.header.id, saved.header.workspace
-                    )));
+                    return Err(AgentError::ForeignSession {
+                        id: saved.header.id,
+                        saved_in: saved.header.workspace,
+                        root,
+                    });
                 }
                 let transcript = Transcript::from_entries(saved.context).map_err(|error| {
                     AgentError::session(format!(

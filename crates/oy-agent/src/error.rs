@@ -20,6 +20,19 @@ pub enum AgentError {
         /// What is wrong, and what to do instead.
         message: String,
     },
+    /// A saved session belongs to another workspace: resuming it here would
+    /// point its paths at the wrong files.
+    #[error(
+        "session {id} was saved in workspace {saved_in}, not {root}; resume it from that workspace"
+    )]
+    ForeignSession {
+        /// The session id.
+        id: String,
+        /// The workspace it was saved in.
+        saved_in: String,
+        /// The workspace it was asked to resume in.
+        root: String,
+    },
     /// The session store failed to read or write.
     #[error("session store: {0}")]
     Store(#[from] oy_boundary::BoundaryError),

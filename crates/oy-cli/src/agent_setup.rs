@@ -114,6 +114,11 @@ pub(crate) fn build(
     }
     let agent = builder.build().map_err(|error| match error {
         oy_agent::AgentError::Session { message } => anyhow::Error::new(UsageError::new(message)),
+        oy_agent::AgentError::ForeignSession { id, saved_in, root } => {
+            anyhow::Error::new(UsageError::new(format!(
+                "session {id} was saved in workspace {saved_in}, not {root}; run oy from that directory (or pass --root) to resume it"
+            )))
+        }
         other => anyhow::Error::new(other),
     })?;
     Ok(Built {
