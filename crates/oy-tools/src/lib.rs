@@ -54,7 +54,10 @@ pub use events::{ApprovalStage, EventSink, NoEvents, ToolEvent};
 pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};
 pub use output::{ChangeSummary, ToolOutput};
-pub use policy::{Decision, Mode, Network, Policy, UnknownName};
+pub use policy::{
+    Ceiling, CeilingReport, Decision, Lowering, Mode, Network, Overreach, Policy, Privileges,
+    UnknownName,
+};
 pub use pty::ChildKiller;
 pub use registry::{Registry, Tool};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};

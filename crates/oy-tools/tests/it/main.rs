@@ -12,6 +12,7 @@
 mod support;
 
 mod child_env_table;
+mod policy_ceiling;
 mod tools_bash;
 mod tools_child_env;
 mod tools_exec;
