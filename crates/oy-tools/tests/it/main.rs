@@ -30,3 +30,4 @@ mod tools_snapshots;
 mod tools_user;
 #[cfg(feature = "webfetch")]
 mod tools_webfetch;
+mod trust_workspace_tools;
