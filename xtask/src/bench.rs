@@ -7,6 +7,11 @@
 //! registry, as a model would). It also generates the tree and names the
 //! patterns, so the two sides cannot drift apart.
 
+mod agent;
+mod audit;
+mod sandbox;
+mod support;
+
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -14,6 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::{cargo, run};
+
+pub(crate) use agent::bench_agent;
+pub(crate) use audit::bench_audit;
+pub(crate) use sandbox::bench_sandbox;
 
 /// Timed runs per command; the median is reported.
 const RUNS: usize = 7;

@@ -6,10 +6,6 @@
 )]
 
 mod bench;
-mod bench_agent;
-mod bench_audit;
-mod bench_sandbox;
-mod bench_support;
 mod codegen;
 mod tidy;
 
@@ -61,21 +57,15 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("tidy") => tidy_only(),
         Some("codegen") => codegen::codegen(args.get(1).is_some_and(|arg| arg == "--check")),
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => {
-            bench_agent::bench_agent()
-        }
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => {
-            bench_audit::bench_audit()
-        }
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "sandbox") => {
-            bench_sandbox::bench_sandbox()
-        }
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => bench::bench_agent(),
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => bench::bench_audit(),
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "sandbox") => bench::bench_sandbox(),
         Some("bench") => {
             let rest = args.get(1..).unwrap_or_default();
             bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
-                .and_then(|()| bench_agent::bench_agent())
-                .and_then(|()| bench_audit::bench_audit())
-                .and_then(|()| bench_sandbox::bench_sandbox())
+                .and_then(|()| bench::bench_agent())
+                .and_then(|()| bench::bench_audit())
+                .and_then(|()| bench::bench_sandbox())
         }
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");

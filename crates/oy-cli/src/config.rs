@@ -17,7 +17,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use oy_boundary::{BoundaryError, Workspace};
 use oy_provider::Secret;
-use oy_tools::{ChildEnv, Mode, Network, Policy, Sandbox, SandboxInputs, SandboxSetting};
+use oy_tools::{
+    Ceiling, ChildEnv, Mode, Network, Policy, Privileges, Sandbox, SandboxInputs, SandboxSetting,
+};
 
 use crate::cli::Common;
 use crate::config_file::{
@@ -57,8 +59,6 @@ pub struct Config {
     /// Model requests allowed per turn (config, capped by the workspace's).
     /// A `--max-turns` flag goes through [`Config::max_turns_with`].
     pub max_turns: Option<u32>,
-    /// The workspace config's `max_turns`: a ceiling even for the flag.
-    pub(crate) max_turns_cap: Option<u32>,
     /// The model's context window, when configured (the provider table's,
     /// else the global one).
     pub context_window: Option<u64>,
@@ -72,10 +72,9 @@ pub struct Config {
     pub(crate) workspace_config: Option<(PathBuf, Vec<String>)>,
     /// Warnings already printed (unknown keys, ignored workspace keys).
     pub(crate) warnings: Vec<String>,
-    /// The workspace config's mode: `/mode` cannot go above it.
-    pub(crate) mode_ceiling: Option<Mode>,
-    /// The workspace config's network: nothing can loosen it.
-    pub(crate) network_ceiling: Option<Network>,
+    /// The workspace config's caps: `/mode`, the network switch and
+    /// `--max-turns` cannot go above them.
+    pub(crate) ceiling: Ceiling,
     /// True when `--network` or the global config chose the network
     /// switch (rather than the mode's default).
     pub(crate) network_chosen: bool,
@@ -149,7 +148,7 @@ impl Config {
         if let Some(network) = network {
             policy.network = network;
         }
-        let mut max_turns = global.max_turns;
+        let max_turns = global.max_turns;
 
         let (provider, provider_source) = match (&common.provider, &global.provider) {
             (Some(name), _) => (
@@ -191,44 +190,36 @@ impl Config {
             })?),
             None => None,
         };
-        let mut sandbox_setting = explicit_sandbox.or(global.sandbox).unwrap_or_default();
+        let sandbox_setting = explicit_sandbox.or(global.sandbox).unwrap_or_default();
 
         let mut workspace_config = None;
-        let mut max_turns_cap = None;
-        let mut ceiling = (None, None);
+        let mut ceiling = Ceiling::default();
+        let mut privileges = Privileges {
+            policy,
+            network_chosen: network.is_some(),
+            sandbox: sandbox_setting,
+            max_turns,
+        };
         if let Some((path, file)) = read_workspace(&root)? {
-            let (file, mut found) = config_file::parse_workspace(&path, &file)?;
-            ceiling = (file.mode, file.network);
+            let (file_ceiling, mut found) = config_file::parse_workspace(&path, &file)?;
             warnings.append(&mut found);
-            let mut effects = Vec::new();
-            lower_privileges(
-                &path,
-                &file,
-                &mut policy,
-                network.is_some(),
-                &mut effects,
-                &mut warnings,
+            let report = file_ceiling.apply(&mut privileges);
+            warnings.extend(
+                report
+                    .ignored
+                    .iter()
+                    .map(|ignored| format!("ignored in {}: {ignored}", path.display())),
             );
-            match file.sandbox {
-                Some(SandboxSetting::On) if sandbox_setting == SandboxSetting::Off => {
-                    sandbox_setting = SandboxSetting::On;
-                    effects.push("sandbox turned on".to_owned());
-                }
-                Some(SandboxSetting::Off) => warnings.push(format!(
-                    "ignored in {}: a workspace cannot turn the sandbox off",
-                    path.display()
-                )),
-                _ => {}
-            }
-            if let Some(cap) = file.max_turns {
-                max_turns_cap = Some(cap);
-                if max_turns.is_none_or(|turns| cap < turns) {
-                    max_turns = Some(cap);
-                }
-                effects.push(format!("max_turns capped at {cap}"));
-            }
+            let effects = report.lowered.iter().map(ToString::to_string).collect();
             workspace_config = Some((path, effects));
+            ceiling = file_ceiling;
         }
+        let Privileges {
+            policy,
+            sandbox: sandbox_setting,
+            max_turns,
+            ..
+        } = privileges;
 
         report_warnings(&warnings);
         let data_dir = xdg_dir("XDG_DATA_HOME", ".local/share");
@@ -254,7 +245,6 @@ impl Config {
             provider_source,
             wire_api,
             max_turns,
-            max_turns_cap,
             context_window,
             idle_timeout: global.idle_timeout_secs.map(Duration::from_secs),
             provider_env: provider_env(&global),
@@ -262,8 +252,7 @@ impl Config {
             config_file,
             workspace_config,
             warnings,
-            mode_ceiling: ceiling.0,
-            network_ceiling: ceiling.1,
+            ceiling,
             network_chosen: network.is_some(),
         })
     }
@@ -272,91 +261,15 @@ impl Config {
     /// the mode's network default unless a network was chosen, and never
     /// above what the workspace config allows.
     pub(crate) fn policy_for_mode(&self, mode: Mode) -> Policy {
-        let mode = match self.mode_ceiling {
-            Some(ceiling) if privilege(ceiling) < privilege(mode) => ceiling,
-            _ => mode,
-        };
-        let mut policy = Policy::new(mode, self.policy.interactive);
-        if self.network_chosen {
-            policy.network = self.policy.network;
-        }
-        if let Some(ceiling) = self.network_ceiling
-            && strictness(ceiling) < strictness(policy.network)
-        {
-            policy.network = ceiling;
-        }
-        policy
+        let chosen = self.network_chosen.then_some(self.policy.network);
+        self.ceiling
+            .policy_for(mode, chosen, self.policy.interactive)
     }
 
     /// The turn limit for a run given `--max-turns` (if any): the flag
     /// beats the global config, but not the workspace's ceiling.
     pub(crate) fn max_turns_with(&self, flag: Option<u32>) -> Option<u32> {
-        match (flag.or(self.max_turns), self.max_turns_cap) {
-            (Some(turns), Some(cap)) => Some(turns.min(cap)),
-            (turns, cap) => turns.or(cap),
-        }
-    }
-}
-
-/// Applies the workspace config's mode and network, each only if stricter.
-fn lower_privileges(
-    path: &Path,
-    file: &config_file::WorkspaceFile,
-    policy: &mut Policy,
-    network_explicit: bool,
-    effects: &mut Vec<String>,
-    warnings: &mut Vec<String>,
-) {
-    if let Some(mode) = file.mode {
-        if privilege(mode) < privilege(policy.mode) {
-            effects.push(format!("mode lowered from {} to {}", policy.mode, mode));
-            policy.mode = mode;
-            if !network_explicit {
-                policy.network = mode.default_network();
-            }
-        } else if mode != policy.mode {
-            warnings.push(format!(
-                "ignored in {}: mode {mode} would raise the mode above {}",
-                path.display(),
-                policy.mode
-            ));
-        }
-    }
-    if let Some(network) = file.network {
-        if strictness(network) < strictness(policy.network) {
-            effects.push(format!(
-                "network lowered from {} to {}",
-                policy.network.name(),
-                network.name()
-            ));
-            policy.network = network;
-        } else if network != policy.network {
-            warnings.push(format!(
-                "ignored in {}: network {} would loosen network {}",
-                path.display(),
-                network.name(),
-                policy.network.name()
-            ));
-        }
-    }
-}
-
-/// Mode order by privilege: plan < default < accept-edits < auto-approve.
-fn privilege(mode: Mode) -> u8 {
-    match mode {
-        Mode::Plan => 0,
-        Mode::Default => 1,
-        Mode::AcceptEdits => 2,
-        Mode::AutoApprove => 3,
-    }
-}
-
-/// Network order by permission: deny < ask < allow.
-fn strictness(network: Network) -> u8 {
-    match network {
-        Network::Deny => 0,
-        Network::Ask => 1,
-        Network::Allow => 2,
+        self.ceiling.cap_turns(flag.or(self.max_turns))
     }
 }
 

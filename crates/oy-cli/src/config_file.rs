@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::Path;
 
-use oy_tools::{Mode, Network, SandboxSetting};
+use oy_tools::{Ceiling, Mode, Network, SandboxSetting};
 use serde::{Deserialize, Deserializer};
 
 use crate::exit::UsageError;
@@ -70,17 +70,16 @@ pub(crate) struct GlobalFile {
     pub(crate) providers: BTreeMap<String, ProviderTable>,
 }
 
-/// What a workspace config may say.
+/// What a workspace config may say: the TOML shape of a [`Ceiling`].
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct WorkspaceFile {
+struct WorkspaceFile {
     #[serde(default, deserialize_with = "mode")]
-    pub(crate) mode: Option<Mode>,
+    mode: Option<Mode>,
     #[serde(default, deserialize_with = "network")]
-    pub(crate) network: Option<Network>,
-    pub(crate) max_turns: Option<u32>,
-    /// Only `on` has an effect: a workspace can turn the sandbox on, never off.
+    network: Option<Network>,
+    max_turns: Option<u32>,
     #[serde(default, deserialize_with = "sandbox")]
-    pub(crate) sandbox: Option<SandboxSetting>,
+    sandbox: Option<SandboxSetting>,
 }
 
 /// Which backend a `[providers.NAME]` table describes.
@@ -198,14 +197,24 @@ pub(crate) fn parse_global(
     Ok((file, warnings))
 }
 
-/// Parses a workspace config. Every key but the three that can only lower
-/// privileges is ignored with a warning.
+/// Parses a workspace config into its ceiling. Every key but the ones
+/// that can only lower privileges is ignored with a warning.
 pub(crate) fn parse_workspace(
     path: &Path,
     text: &str,
-) -> Result<(WorkspaceFile, Vec<String>), UsageError> {
-    let file: WorkspaceFile =
-        toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+) -> Result<(Ceiling, Vec<String>), UsageError> {
+    let WorkspaceFile {
+        mode,
+        network,
+        max_turns,
+        sandbox,
+    } = toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
+    let ceiling = Ceiling {
+        mode,
+        network,
+        sandbox,
+        max_turns,
+    };
     let table: toml::Table =
         toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
     let warnings = table
@@ -218,7 +227,7 @@ pub(crate) fn parse_workspace(
             )
         })
         .collect();
-    Ok((file, warnings))
+    Ok((ceiling, warnings))
 }
 
 /// `PATH: line L, column C: message`, from the error's byte span.

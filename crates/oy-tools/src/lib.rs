@@ -5,9 +5,11 @@
 //! (`list`, `read`, `search`, `sloc`, `write`, `replace`, `patch`, `move`,
 //! `remove`, `todo`, `ask`), the process tools (`bash`, `exec`,
 //! `exec_command`, `write_stdin`), `webfetch`, user tools from
-//! `tools.json`, the shared output [`limit`]er, the approval [`Policy`]
-//! (safety modes), the [`Approver`]/[`Asker`] traits a frontend
-//! implements, the side-effect [`Ledger`], and structured [`ToolEvent`]s.
+//! `tools.json` and the [`TrustStore`] rule for which of them
+//! [`load_user_tools`] adds, the shared output [`limit`]er, the approval
+//! [`Policy`] (safety modes) and the [`Ceiling`] a workspace may put on it,
+//! the [`Approver`]/[`Asker`] traits a frontend implements, the
+//! side-effect [`Ledger`], and structured [`ToolEvent`]s.
 //!
 //! Every path goes through `oy-boundary`; every side effect passes
 //! [`Invocation::authorize`] (policy, approval with an exact preview, ledger
@@ -17,7 +19,9 @@
 //! seccomp, a supervisor that outlives none of its descendants); it runs
 //! through the embedding program re-executed as a launcher.
 //!
-//! It must never: touch a file except through `oy-boundary`, know about
+//! It must never: touch a file except through `oy-boundary` (the one
+//! exception, [`private_dir`], creates and tightens a state directory
+//! outside any workspace), know about
 //! model providers or wire formats, read environment variables, print, or
 //! panic on a model's input — a failure is a `TOOL_ERROR` with a `RECOVERY`.
 
@@ -41,6 +45,7 @@ pub mod sandbox;
 mod spec;
 mod state;
 pub mod tools;
+mod trust;
 mod user_tools;
 
 pub use approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal, RefusedBy, Reply};
@@ -56,11 +61,18 @@ pub use events::{
 pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};
 pub use output::{ChangeSummary, ToolOutput};
-pub use policy::{Decision, Mode, Network, Policy, UnknownName};
+pub use policy::{
+    Ceiling, CeilingReport, Decision, Lowering, Mode, Network, Overreach, Policy, Privileges,
+    UnknownName,
+};
 pub use pty::ChildKiller;
 pub use registry::{Registry, Tool};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
 pub use spec::{Effect, ToolSpec};
 pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
 pub use tools::default_registry;
+pub use trust::{
+    FileTrustStore, GlobalManifest, MemoryTrustStore, PrivateDirError, TrustError, TrustRequest,
+    TrustStore, WORKSPACE_MANIFEST, WorkspaceTools, load_user_tools, private_dir,
+};
 pub use user_tools::{ManifestError, UserTool, UserToolDef, parse_manifest};

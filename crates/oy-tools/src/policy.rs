@@ -1,5 +1,10 @@
 //! The approval policy: safety modes, the network switch, and what each
-//! allows per kind of effect (README, "Everyday use").
+//! allows per kind of effect (README, "Everyday use"), and the
+//! [`Ceiling`] a workspace's config may put on them.
+
+mod ceiling;
+
+pub use ceiling::{Ceiling, CeilingReport, Lowering, Overreach, Privileges};
 
 use std::fmt;
 use std::str::FromStr;

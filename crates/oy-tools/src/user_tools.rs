@@ -3,10 +3,10 @@
 //! call runs the argv with the arguments as JSON on stdin and expects one
 //! JSON value on stdout. They count as processes for approval.
 //!
-//! Loading never runs anything. Which manifests are trusted is the
-//! frontend's decision (a global file in the config dir is; a workspace
-//! file only after the user approved its exact content): this module only
-//! parses and validates.
+//! Loading never runs anything. This module only parses and validates;
+//! which manifests may add tools (a global file in the config dir; a
+//! workspace file only after the user approved its exact content) is
+//! decided in `trust.rs`.
 
 mod tool;
 

@@ -12,6 +12,7 @@
 mod support;
 
 mod child_env_table;
+mod policy_ceiling;
 mod tools_bash;
 mod tools_child_env;
 mod tools_exec;
@@ -29,3 +30,4 @@ mod tools_snapshots;
 mod tools_user;
 #[cfg(feature = "webfetch")]
 mod tools_webfetch;
+mod trust_workspace_tools;

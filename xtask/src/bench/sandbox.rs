@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use crate::bench_support::{Scratch, build_release_oy, median};
+use super::support::{Scratch, build_release_oy, median};
 
 /// Timed runs per setting (after one warm-up each).
 const RUNS: usize = 31;

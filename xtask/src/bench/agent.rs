@@ -20,8 +20,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::bench::target_dir;
-use crate::bench_support::{Scratch, median, parse_times, peak_rss_kib, read};
+use super::support::{Scratch, median, parse_times, peak_rss_kib, read};
+use super::target_dir;
 use crate::{cargo, run};
 
 /// Timed agent runs (after one warm-up); each metric's median is reported.
@@ -137,7 +137,7 @@ pub(crate) fn bench_agent() -> Result<()> {
         eprintln!(
             "xtask: warning: {tool_errors} scripted tool call(s) failed, so less work was \
              measured than intended (hint: keep mock_model's script and FILES in \
-             xtask/src/bench_agent.rs in step)"
+             xtask/src/bench/agent.rs in step)"
         );
     }
     let version = time_version(&oy)?;
