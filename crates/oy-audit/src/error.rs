@@ -45,6 +45,43 @@ pub enum AuditError {
         /// The limit.
         max: usize,
     },
+    /// The scope cannot be audited: it leaves the workspace, does not
+    /// exist, or goes through a symlink (`source` says which).
+    #[error("{scope}: {source}")]
+    Scope {
+        /// The scope as given.
+        scope: String,
+        /// Why it was refused.
+        source: Box<AuditError>,
+    },
+    /// The report path is not a path inside the workspace.
+    #[error("{path}: {source}")]
+    ReportOutside {
+        /// The report path as given.
+        path: String,
+        /// Why it was refused.
+        source: oy_boundary::BoundaryError,
+    },
+    /// The report path is inside version-control internals
+    /// (`.git/hooks`, `.git/config`): writing there could run code.
+    #[error("{path}: the report cannot go inside version-control internals")]
+    ReportInVcs {
+        /// The report path as given.
+        path: String,
+    },
+    /// The report path is a symlink: the repository would choose which
+    /// file the report replaces.
+    #[error("{path} is a symlink; oy will not write the report through it")]
+    ReportSymlink {
+        /// The report path as given.
+        path: String,
+    },
+    /// The report path exists and is not a regular file.
+    #[error("{path} exists and is not a regular file")]
+    ReportNotFile {
+        /// The report path as given.
+        path: String,
+    },
     /// The scope goes through a symlink.
     #[error(
         "{path} is a symlink; the audit never follows links (its target could be a file the audit must not send): pass the real path"
@@ -65,4 +102,20 @@ pub enum AuditError {
     /// The audit was cancelled.
     #[error("the audit was cancelled")]
     Cancelled,
+}
+
+impl AuditError {
+    /// True when the request itself was wrong (the scope or the report
+    /// path), as opposed to an audit that could not go on: nothing was
+    /// collected or sent.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Self::Scope { .. }
+                | Self::ReportOutside { .. }
+                | Self::ReportInVcs { .. }
+                | Self::ReportSymlink { .. }
+                | Self::ReportNotFile { .. }
+        )
+    }
 }
