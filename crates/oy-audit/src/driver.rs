@@ -96,14 +96,13 @@ impl AuditOptions {
     /// Defaults: everything but hidden, ignored and lockfiles, no focus,
     /// at most 64 chunks, 3 in flight.
     pub fn new(report: ReportTarget, window: ContextWindow) -> Self {
-        let review = ReviewOptions::new("");
         Self {
             report,
             window,
             collect: CollectOptions::default(),
             focus: None,
             max_chunks: PlanOptions::default().max_chunks,
-            concurrency: review.concurrency,
+            concurrency: ReviewOptions::new(String::new()).concurrency,
             command: "oy audit".to_owned(),
             inclusion_option: |_| None,
         }

@@ -12,7 +12,7 @@ pub enum AuditError {
     /// One file is larger than a chunk may be: reviewing it would need
     /// truncation, which the audit never does.
     #[error(
-        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit with a path (oy audit --path DIR), or use a model with a larger context window"
+        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit to a smaller scope, or use a model with a larger context window"
     )]
     FileTooLarge {
         /// The file.
@@ -25,7 +25,7 @@ pub enum AuditError {
     /// The model's window leaves too little room for any file once the
     /// prompt and the answer are reserved.
     #[error(
-        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window (set context_window in the config if oy guessed it too small)"
+        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window"
     )]
     BudgetTooSmall {
         /// The window.
@@ -37,7 +37,7 @@ pub enum AuditError {
     },
     /// The repository needs more chunks than allowed.
     #[error(
-        "the audit needs {needed} chunks, more than the limit of {max}; narrow it with a path (oy audit --path DIR) or a focus, or use a model with a larger context window"
+        "the audit needs {needed} chunks, more than the limit of {max}; narrow it to a smaller scope or a focus, or use a model with a larger context window"
     )]
     TooManyChunks {
         /// Chunks needed.

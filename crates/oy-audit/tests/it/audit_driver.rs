@@ -227,6 +227,47 @@ async fn a_plan_that_fails_closed_is_shown_and_review_sends_nothing() {
 }
 
 #[test]
+fn planning_errors_name_no_flags() {
+    let (dir, workspace) = fixture();
+    let plan_error = |tokens: u64, max_chunks: usize| {
+        let mut options = options(&workspace, None);
+        options.window = window(tokens);
+        options.max_chunks = max_chunks;
+        prepare(&workspace, options)
+            .unwrap()
+            .plan()
+            .unwrap_err()
+            .to_string()
+    };
+    let too_small = plan_error(2_000, 64);
+    // A 16k window leaves chunks of 4096 tokens; each file below needs
+    // about 2 900, so two of them need two chunks.
+    for i in 0..2 {
+        let text = "y = 2\n".repeat(800);
+        fs::write(dir.path().join(format!("src/m{i}.py")), text).unwrap();
+    }
+    let too_many = plan_error(16_384, 1);
+    fs::write(dir.path().join("src/big.py"), "x = 1\n".repeat(2_000)).unwrap();
+    let too_large = plan_error(16_384, 64);
+    assert!(
+        too_small.starts_with("a 2000-token context window"),
+        "{too_small}"
+    );
+    assert!(
+        too_many.starts_with("the audit needs 2 chunks"),
+        "{too_many}"
+    );
+    assert!(
+        too_large.starts_with("src/big.py needs about"),
+        "{too_large}"
+    );
+    for text in [too_small, too_many, too_large] {
+        assert!(!text.contains("--") && !text.contains("oy audit"), "{text}");
+        assert!(text.contains("larger context window"), "{text}");
+    }
+}
+
+#[test]
 fn a_scope_through_a_symlink_is_refused_as_usage() {
     let (dir, workspace) = fixture();
     fs::create_dir_all(dir.path().join("docs")).unwrap();
