@@ -12,7 +12,7 @@ pub enum AuditError {
     /// One file is larger than a chunk may be: reviewing it would need
     /// truncation, which the audit never does.
     #[error(
-        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit with a path (oy audit --path DIR), or use a model with a larger context window"
+        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit to a smaller scope, or use a model with a larger context window"
     )]
     FileTooLarge {
         /// The file.
@@ -25,7 +25,7 @@ pub enum AuditError {
     /// The model's window leaves too little room for any file once the
     /// prompt and the answer are reserved.
     #[error(
-        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window (set context_window in the config if oy guessed it too small)"
+        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window"
     )]
     BudgetTooSmall {
         /// The window.
@@ -37,13 +37,50 @@ pub enum AuditError {
     },
     /// The repository needs more chunks than allowed.
     #[error(
-        "the audit needs {needed} chunks, more than the limit of {max}; narrow it with a path (oy audit --path DIR) or a focus, or use a model with a larger context window"
+        "the audit needs {needed} chunks, more than the limit of {max}; narrow it to a smaller scope or a focus, or use a model with a larger context window"
     )]
     TooManyChunks {
         /// Chunks needed.
         needed: usize,
         /// The limit.
         max: usize,
+    },
+    /// The scope cannot be audited: it leaves the workspace, does not
+    /// exist, or goes through a symlink (`source` says which).
+    #[error("{scope}: {source}")]
+    Scope {
+        /// The scope as given.
+        scope: String,
+        /// Why it was refused.
+        source: Box<AuditError>,
+    },
+    /// The report path is not a path inside the workspace.
+    #[error("{path}: {source}")]
+    ReportOutside {
+        /// The report path as given.
+        path: String,
+        /// Why it was refused.
+        source: oy_boundary::BoundaryError,
+    },
+    /// The report path is inside version-control internals
+    /// (`.git/hooks`, `.git/config`): writing there could run code.
+    #[error("{path}: the report cannot go inside version-control internals")]
+    ReportInVcs {
+        /// The report path as given.
+        path: String,
+    },
+    /// The report path is a symlink: the repository would choose which
+    /// file the report replaces.
+    #[error("{path} is a symlink; oy will not write the report through it")]
+    ReportSymlink {
+        /// The report path as given.
+        path: String,
+    },
+    /// The report path exists and is not a regular file.
+    #[error("{path} exists and is not a regular file")]
+    ReportNotFile {
+        /// The report path as given.
+        path: String,
     },
     /// The scope goes through a symlink.
     #[error(
@@ -65,4 +102,20 @@ pub enum AuditError {
     /// The audit was cancelled.
     #[error("the audit was cancelled")]
     Cancelled,
+}
+
+impl AuditError {
+    /// True when the request itself was wrong (the scope or the report
+    /// path), as opposed to an audit that could not go on: nothing was
+    /// collected or sent.
+    pub fn is_usage(&self) -> bool {
+        matches!(
+            self,
+            Self::Scope { .. }
+                | Self::ReportOutside { .. }
+                | Self::ReportInVcs { .. }
+                | Self::ReportSymlink { .. }
+                | Self::ReportNotFile { .. }
+        )
+    }
 }

@@ -10,6 +10,11 @@
 //! collected text), and render the report ([`render_markdown`],
 //! [`render_sarif`]).
 //!
+//! Frontends drive it through [`prepare`] (check the scope, collect, index,
+//! plan: the dry run's values) and [`PreparedAudit::review`] (send the
+//! plan, cancellable by a token, and build the [`Report`]); the report
+//! path is checked first by [`ReportTarget::check`].
+//!
 //! It must never: offer the model a tool, send a file the collector
 //! skipped or a line it redacted, truncate review input to fit, write a
 //! file (the frontend writes the report through `oy-boundary`), read
@@ -17,6 +22,7 @@
 
 mod chunk;
 mod collect;
+mod driver;
 mod error;
 mod index;
 mod redact;
@@ -26,6 +32,10 @@ mod scope;
 
 pub use chunk::{Chunk, Plan, PlanOptions, plan};
 pub use collect::{CollectOptions, CollectedFile, Collection, SkipReason, collect};
+pub use driver::{
+    AuditOptions, AuditOutcome, ContextWindow, Inclusion, PreparedAudit, ReportFormat,
+    ReportTarget, WindowSource, prepare,
+};
 pub use error::AuditError;
 pub use index::{Category, Manifest, ManifestEntry, SecurityHit, manifest, security_index};
 pub use redact::{Redaction, redact};

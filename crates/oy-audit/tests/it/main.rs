@@ -11,6 +11,7 @@
     reason = "tests build fixtures with std::fs, share helpers, and fail loudly"
 )]
 
+mod audit_driver;
 mod collect;
 mod plan;
 mod redact;

@@ -1,17 +1,19 @@
-//! `oy audit [FOCUS]`: collect, plan, and (unless `--dry-run`) review the
-//! repository with no tools offered, then write the report atomically
-//! inside the workspace. Progress is a bar on a terminal and plain lines
-//! otherwise; Ctrl-C stops without writing a half report.
+//! `oy audit [FOCUS]`: flags into `oy_audit::AuditOptions`, the plan
+//! printed for `--dry-run`, otherwise the review driven with a progress
+//! bar (plain lines off a terminal) and the report written inside the
+//! workspace. Ctrl-C stops without writing a half report. What is sent
+//! and what the report says are decided in `oy-audit`.
 
 use std::io::{IsTerminal, Write};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use oy_audit::{
-    AuditError, CollectOptions, Collection, Plan, PlanOptions, Report, ReviewOptions,
-    ReviewProgress, Transparency,
+    AuditError, AuditOptions, ContextWindow, Inclusion, PreparedAudit, ReportFormat, ReportTarget,
+    ReviewProgress, WindowSource,
 };
 use oy_boundary::Workspace;
+use tokio_util::sync::CancellationToken;
 
 use crate::agent_setup::runtime;
 use crate::cli::{AuditArgs, AuditFormat};
@@ -22,223 +24,146 @@ use crate::render::{Style, terminal_line, terminal_safe};
 pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let workspace = Workspace::open(&config.root)
         .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
-    let out = args.out.clone().unwrap_or_else(|| match args.format {
-        AuditFormat::Markdown => "ISSUES.md".to_owned(),
-        AuditFormat::Sarif => "oy-audit.sarif".to_owned(),
-    });
+    let format = match args.format {
+        AuditFormat::Markdown => ReportFormat::Markdown,
+        AuditFormat::Sarif => ReportFormat::Sarif,
+    };
     // Checked before any work: the report must land inside the workspace.
-    let out_path = workspace
-        .path(&out)
-        .map_err(|error| UsageError::new(format!("--out {out}: {error}")))?;
-    check_out(&workspace, &out, &out_path)?;
-    if let Some(scope) = &args.path {
-        oy_audit::check_scope(&workspace, scope)
-            .map_err(|error| UsageError::new(format!("--path {scope}: {error}")))?;
+    let target = ReportTarget::check(&workspace, args.out.as_deref(), format).map_err(flagged)?;
+    let window = ContextWindow::choose(
+        config.context_window,
+        config.model.as_deref(),
+        oy_agent::known_window,
+        oy_agent::FALLBACK_WINDOW,
+    );
+    let mut options = AuditOptions::new(target.clone(), window);
+    options.collect.scope.clone_from(&args.path);
+    options.collect.max_file_bytes = args.max_file_bytes;
+    options.collect.include_hidden = args.include_hidden;
+    options.collect.include_ignored = args.include_ignored;
+    options.collect.include_lockfiles = args.include_lockfiles;
+    options.focus = (!args.focus.is_empty()).then(|| args.focus.join(" "));
+    options.max_chunks = args.max_chunks;
+    options.concurrency = args.concurrency;
+    options.command = command_line(args, &Inclusion::of(&options.collect));
+    options.inclusion_option = |inclusion| Some(flag(inclusion));
+    let prepared = oy_audit::prepare(&workspace, options).map_err(flagged)?;
+    if args.dry_run {
+        let _ = print_plan(&prepared, &mut std::io::stdout().lock());
     }
-    let options = collect_options(args, &out);
-    let collection = oy_audit::collect(&workspace, &options)?;
-    let manifest = oy_audit::manifest(&collection.files);
-    let index = oy_audit::security_index(&collection.files);
-    let (window, window_source) = context_window(config);
-    let mut plan_options = PlanOptions::default();
-    plan_options.context_window = window;
-    plan_options.max_chunks = args.max_chunks.max(1);
-    let plan = match oy_audit::plan(&collection, &index, &plan_options) {
-        Ok(plan) => plan,
-        Err(error) => {
-            if args.dry_run {
-                print_plan(&collection, None, window, &window_source);
-            }
-            return fail_closed(&error);
-        }
+    let chunks = match prepared.plan() {
+        Ok(plan) => plan.chunks.len(),
+        Err(error) => return Ok(fail_closed(error)),
     };
     if args.dry_run {
-        print_plan(&collection, Some(&plan), window, &window_source);
         return Ok(Exit::Ok);
     }
 
-    let focus = (!args.focus.is_empty()).then(|| args.focus.join(" "));
-    let previous = match workspace.read_text(&out_path, 8 * 1024 * 1024) {
-        Ok(text) if args.format == AuditFormat::Markdown => carried(&text),
-        _ => Vec::new(),
-    };
-    let command = command_line(args);
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(config).await?;
-        let mut review_options = ReviewOptions::new(connected.model.clone());
-        review_options.concurrency = args.concurrency.max(1);
-        review_options.focus.clone_from(&focus);
-        review_options.previous = previous;
-        let progress = Progress::new(plan.chunks.len());
+        let progress = Progress::new(chunks);
+        let cancel = CancellationToken::new();
+        cancel_on_ctrl_c(cancel.clone());
         let on_progress = |event: ReviewProgress| progress.update(&event);
-        let review = oy_audit::review(
-            connected.provider.as_ref(),
-            &collection,
-            &manifest,
-            &index,
-            &plan,
-            &review_options,
-            &on_progress,
-        );
-        let review = tokio::select! {
-            review = review => review,
-            _ = tokio::signal::ctrl_c() => {
-                progress.finish();
+        let outcome = prepared
+            .review(
+                connected.provider.as_ref(),
+                &connected.model,
+                cancel,
+                &on_progress,
+            )
+            .await;
+        progress.finish();
+        let outcome = match outcome {
+            Ok(outcome) => outcome,
+            Err(AuditError::Cancelled) => {
                 note("oy: audit interrupted; no report was written");
                 return Ok(Exit::Interrupted);
             }
+            Err(error) => return Ok(fail_closed(&error)),
         };
-        progress.finish();
-        let review = match review {
-            Ok(review) => review,
-            Err(error) => return fail_closed(&error),
-        };
-        let report = Report {
-            transparency: Transparency {
-                command,
-                provider: connected.provider.name().to_owned(),
-                model: connected.model.clone(),
-                files_sent: review.files_sent,
-                bytes_sent: review.bytes_sent,
-                model_calls: review.model_calls,
-                skipped: collection.skipped.clone(),
-                redacted_lines: collection.files.iter().map(|f| f.redactions.len()).sum(),
-                inclusions: inclusions(args),
-            },
-            findings: review.findings.clone(),
-            focus,
-        };
-        let text = match args.format {
-            AuditFormat::Markdown => oy_audit::render_markdown(&report),
-            AuditFormat::Sarif => oy_audit::render_sarif(&report),
-        };
-        if let Some((parent, _)) = out.trim_end_matches('/').rsplit_once('/')
-            && !parent.is_empty()
-        {
-            let parent = workspace.path(parent)?;
+        let out = target.name();
+        if let Some(parent) = target.parent() {
             workspace
-                .create_dir_all(&parent)
+                .create_dir_all(&workspace.path(parent)?)
                 .with_context(|| format!("cannot create the directory of {out}"))?;
         }
         workspace
-            .write(&out_path, text.as_bytes())
+            .write(target.path(), outcome.render().as_bytes())
             .with_context(|| format!("cannot write {out}"))?;
-        let mut stdout = std::io::stdout().lock();
-        writeln!(
-            stdout,
-            "wrote {}: {} finding{}{}",
-            terminal_line(&out),
-            review.findings.len(),
-            if review.findings.len() == 1 { "" } else { "s" },
-            severity_counts(&review.findings)
-        )?;
-        if review.dropped_unverifiable > 0 {
+        let summary = outcome.summary();
+        writeln!(std::io::stdout(), "wrote {}: {summary}", terminal_line(out))?;
+        if outcome.dropped_unverifiable > 0 {
             note(&format!(
                 "oy: dropped {} finding(s) whose evidence names a file that was not reviewed",
-                review.dropped_unverifiable
+                outcome.dropped_unverifiable
             ));
         }
         Ok(Exit::Ok)
     })
 }
 
-/// The report path must be a file oy may replace: not a symlink (the
-/// repository would choose which file is overwritten), not a directory,
-/// not inside version-control internals (`.git/hooks`, `.git/config`).
-fn check_out(
-    workspace: &Workspace,
-    out: &str,
-    out_path: &oy_boundary::WorkspacePath,
-) -> Result<()> {
-    let vcs = out
-        .trim_start_matches("./")
-        .split('/')
-        .any(|part| matches!(part, ".git" | ".hg" | ".svn" | ".bzr" | "_darcs"));
-    if vcs {
-        return Err(UsageError::new(format!(
-            "--out {out}: the report cannot go inside version-control internals"
-        ))
-        .into());
-    }
-    match workspace.symlink_metadata(out_path) {
-        Ok(meta) if meta.kind == oy_boundary::FileKind::Symlink => Err(UsageError::new(format!(
-            "{out} is a symlink; oy will not write the report through it (remove it, or pass --out)"
-        ))
-        .into()),
-        Ok(meta) if meta.kind != oy_boundary::FileKind::File => Err(UsageError::new(format!(
-            "{out} exists and is not a regular file; pass --out with a file path"
-        ))
-        .into()),
-        _ => Ok(()),
+/// Until oy-cli has one Ctrl-C path: the first Ctrl-C cancels the review.
+fn cancel_on_ctrl_c(cancel: CancellationToken) {
+    tokio::spawn(async move {
+        if tokio::signal::ctrl_c().await.is_ok() {
+            cancel.cancel();
+        }
+    });
+}
+
+fn flag(inclusion: Inclusion) -> &'static str {
+    match inclusion {
+        Inclusion::Hidden => "--include-hidden",
+        Inclusion::Ignored => "--include-ignored",
+        Inclusion::Lockfiles => "--include-lockfiles",
     }
 }
 
-/// Findings carried forward from an earlier report: the file is part of
-/// the repository, so its text is untrusted — secret-shaped lines are
-/// redacted like any file's, and every finding must be verified again.
-fn carried(text: &str) -> Vec<oy_audit::Finding> {
-    oy_audit::carried_forward(text)
-        .into_iter()
-        .map(|mut finding| {
-            for field in [
-                &mut finding.title,
-                &mut finding.evidence,
-                &mut finding.explanation,
-                &mut finding.fix,
-            ] {
-                *field = oy_audit::redact(field).0;
-            }
-            finding.verified = false;
-            finding
-        })
-        .collect()
+/// A refused scope or report path is a usage error naming its flag.
+fn flagged(error: AuditError) -> anyhow::Error {
+    if !error.is_usage() {
+        return error.into();
+    }
+    UsageError::new(match &error {
+        AuditError::Scope { .. } => format!("--path {error}"),
+        AuditError::ReportSymlink { .. } => format!("{error} (remove it, or pass --out)"),
+        AuditError::ReportNotFile { .. } => format!("{error}; pass --out with a file path"),
+        AuditError::ReportOutside { .. } | AuditError::ReportInVcs { .. } => {
+            format!("--out {error}")
+        }
+        _ => error.to_string(),
+    })
+    .into()
 }
 
-fn collect_options(args: &AuditArgs, out: &str) -> CollectOptions {
-    let mut options = CollectOptions::default();
-    options.scope.clone_from(&args.path);
-    options.max_file_bytes = args.max_file_bytes;
-    options.include_hidden = args.include_hidden;
-    options.include_ignored = args.include_ignored;
-    options.include_lockfiles = args.include_lockfiles;
-    if !options.previous_outputs.iter().any(|path| path == out) {
-        options.previous_outputs.push(out.to_owned());
-    }
-    options
+/// An audit that cannot go on: the error's advice (with the flag that
+/// narrows an audit), exit 1.
+fn fail_closed(error: &AuditError) -> Exit {
+    const NARROW: &str = "with a path (oy audit --path DIR)";
+    let advice = match error {
+        AuditError::FileTooLarge {
+            path,
+            tokens,
+            budget,
+        } => format!(
+            "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit {NARROW}, or use a model with a larger context window"
+        ),
+        AuditError::TooManyChunks { needed, max } => format!(
+            "the audit needs {needed} chunks, more than the limit of {max}; narrow it {NARROW} or a focus, or use a model with a larger context window"
+        ),
+        AuditError::BudgetTooSmall { .. } => {
+            format!("{error} (set context_window in the config if oy guessed it too small)")
+        }
+        _ => error.to_string(),
+    };
+    // Errors name files, and file names come from the repository.
+    note(&format!("oy: audit stopped: {}", terminal_safe(&advice)));
+    Exit::Failed
 }
 
-/// The window for planning: the config's, else known for the model, else
-/// the fallback (said so in the plan).
-fn context_window(config: &Config) -> (u64, String) {
-    if let Some(window) = config.context_window {
-        return (window, "configured".to_owned());
-    }
-    if let Some(model) = &config.model
-        && let Some(window) = oy_agent::known_window(model)
-    {
-        return (window, format!("known for {model}"));
-    }
-    (
-        oy_agent::FALLBACK_WINDOW,
-        "default; set context_window in the config for your model".to_owned(),
-    )
-}
-
-fn inclusions(args: &AuditArgs) -> Vec<String> {
-    let mut included = Vec::new();
-    if args.include_hidden {
-        included.push("hidden files (--include-hidden)".to_owned());
-    }
-    if args.include_ignored {
-        included.push("files ignore files exclude (--include-ignored)".to_owned());
-    }
-    if args.include_lockfiles {
-        included.push("lockfiles (--include-lockfiles)".to_owned());
-    }
-    included
-}
-
-fn command_line(args: &AuditArgs) -> String {
+/// The command as typed, for the report's transparency line.
+fn command_line(args: &AuditArgs, inclusions: &[Inclusion]) -> String {
     let mut parts = vec!["oy audit".to_owned()];
     if !args.focus.is_empty() {
         parts.push(format!("{:?}", args.focus.join(" ")));
@@ -246,117 +171,91 @@ fn command_line(args: &AuditArgs) -> String {
     if let Some(path) = &args.path {
         parts.push(format!("--path {path}"));
     }
-    for (on, flag) in [
-        (args.include_hidden, "--include-hidden"),
-        (args.include_ignored, "--include-ignored"),
-        (args.include_lockfiles, "--include-lockfiles"),
-    ] {
-        if on {
-            parts.push(flag.to_owned());
-        }
-    }
+    parts.extend(
+        inclusions
+            .iter()
+            .map(|&inclusion| flag(inclusion).to_owned()),
+    );
     parts.join(" ")
-}
-
-fn severity_counts(findings: &[oy_audit::Finding]) -> String {
-    let mut counts = std::collections::BTreeMap::new();
-    for finding in findings {
-        *counts.entry(finding.severity).or_insert(0usize) += 1;
-    }
-    if counts.is_empty() {
-        return String::new();
-    }
-    let parts: Vec<String> = counts
-        .iter()
-        .map(|(severity, count)| format!("{count} {}", format!("{severity:?}").to_lowercase()))
-        .collect();
-    format!(" ({})", parts.join(", "))
 }
 
 /// Prints the plan: what would be sent, what is skipped and why, the
 /// chunks and the estimated tokens. Nothing is sent.
-fn print_plan(collection: &Collection, plan: Option<&Plan>, window: u64, source: &str) {
-    let mut stdout = std::io::stdout().lock();
-    let bytes: u64 = collection.files.iter().map(|file| file.bytes).sum();
-    let redacted: usize = collection.files.iter().map(|f| f.redactions.len()).sum();
-    let _ = writeln!(
-        stdout,
-        "would send {} files ({bytes} bytes); {redacted} secret-shaped lines redacted",
-        collection.files.len()
-    );
+fn print_plan(prepared: &PreparedAudit, out: &mut impl Write) -> std::io::Result<()> {
+    let collection = prepared.collection();
+    let (files, bytes) = (collection.files.len(), prepared.bytes());
+    let redacted = prepared.redacted_lines();
+    writeln!(
+        out,
+        "would send {files} files ({bytes} bytes); {redacted} secret-shaped lines redacted"
+    )?;
     for file in &collection.files {
-        let _ = writeln!(
-            stdout,
-            "  {}  {} bytes  {} lines{}",
-            terminal_line(&file.path),
-            file.bytes,
-            file.lines,
-            file.language
-                .as_deref()
-                .map(|language| format!("  {}", terminal_line(language)))
-                .unwrap_or_default()
-        );
+        let language = file.language.as_deref().map(terminal_line);
+        let language = language.map(|l| format!("  {l}")).unwrap_or_default();
+        let path = terminal_line(&file.path);
+        writeln!(
+            out,
+            "  {path}  {} bytes  {} lines{language}",
+            file.bytes, file.lines
+        )?;
     }
-    let skipped: usize = collection.skipped.values().sum();
-    let _ = writeln!(stdout, "skipped {skipped} files:");
+    writeln!(
+        out,
+        "skipped {} files:",
+        collection.skipped.values().sum::<usize>()
+    )?;
     for (reason, count) in &collection.skipped {
         let examples = collection
             .skipped_examples
             .get(reason)
-            .map(|paths| {
-                paths
-                    .iter()
-                    .map(|path| terminal_line(path))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            })
-            .unwrap_or_default();
-        let _ = writeln!(stdout, "  {:<20} {count:>6}  {examples}", reason.name());
+            .into_iter()
+            .flatten();
+        let examples: Vec<String> = examples.map(|path| terminal_line(path)).collect();
+        writeln!(
+            out,
+            "  {:<20} {count:>6}  {}",
+            reason.name(),
+            examples.join(", ")
+        )?;
     }
+    let window = prepared.window();
+    let source = match &window.source {
+        WindowSource::Fallback => "default; set context_window in the config for your model".into(),
+        source => source.to_string(),
+    };
     // The source can name the configured model.
-    let _ = writeln!(
-        stdout,
-        "context window {window} tokens ({})",
-        terminal_line(source)
-    );
-    if let Some(plan) = plan {
-        let _ = writeln!(
-            stdout,
-            "{} chunk{} of at most {} tokens; {} model call{}; ~{} input tokens",
-            plan.chunks.len(),
-            if plan.chunks.len() == 1 { "" } else { "s" },
-            plan.chunk_budget,
-            plan.model_calls,
-            if plan.model_calls == 1 { "" } else { "s" },
-            plan.estimated_tokens
-        );
-        for chunk in &plan.chunks {
-            let _ = writeln!(
-                stdout,
-                "  chunk {}: {} files, {} bytes, ~{} tokens",
-                chunk.index + 1,
-                chunk.files.len(),
-                chunk.bytes,
-                chunk.tokens
-            );
-        }
-        let _ = writeln!(stdout, "nothing was sent (--dry-run)");
+    writeln!(
+        out,
+        "context window {} tokens ({})",
+        window.tokens,
+        terminal_line(&source)
+    )?;
+    let Ok(plan) = prepared.plan() else {
+        return Ok(());
+    };
+    let (chunks, calls) = (plan.chunks.len(), plan.model_calls);
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    writeln!(
+        out,
+        "{chunks} chunk{} of at most {} tokens; {calls} model call{}; ~{} input tokens",
+        plural(chunks),
+        plan.chunk_budget,
+        plural(calls),
+        plan.estimated_tokens
+    )?;
+    for chunk in &plan.chunks {
+        let (index, files) = (chunk.index + 1, chunk.files.len());
+        writeln!(
+            out,
+            "  chunk {index}: {files} files, {} bytes, ~{} tokens",
+            chunk.bytes, chunk.tokens
+        )?;
     }
-}
-
-/// An audit that cannot go on: the error's advice, exit 1.
-fn fail_closed(error: &AuditError) -> Result<Exit> {
-    // Errors name files, and file names come from the repository.
-    note(&format!(
-        "oy: audit stopped: {}",
-        terminal_safe(&error.to_string())
-    ));
-    Ok(Exit::Failed)
+    writeln!(out, "nothing was sent (--dry-run)")
 }
 
 fn note(text: &str) {
-    let mut stderr = std::io::stderr().lock();
-    let _ = writeln!(stderr, "{text}");
+    let _ = writeln!(std::io::stderr().lock(), "{text}");
 }
 
 /// A bar over chunks on a terminal, plain lines otherwise.
@@ -364,52 +263,47 @@ struct Progress {
     bar: Option<indicatif::ProgressBar>,
     total: usize,
     style: Style,
-    done: Arc<std::sync::atomic::AtomicUsize>,
+    done: AtomicUsize,
 }
 
 impl Progress {
     fn new(total: usize) -> Self {
         let terminal = std::io::stderr().is_terminal();
-        let bar = terminal.then(|| {
-            let bar = indicatif::ProgressBar::new(total as u64);
-            if let Ok(style) = indicatif::ProgressStyle::with_template(
-                "reviewing {bar:30} {pos}/{len} chunks {elapsed} {msg}",
-            ) {
-                bar.set_style(style);
-            }
-            bar
-        });
+        let template = "reviewing {bar:30} {pos}/{len} chunks {elapsed} {msg}";
+        let bar = terminal.then(|| indicatif::ProgressBar::new(total as u64));
+        if let (Some(bar), Ok(style)) = (&bar, indicatif::ProgressStyle::with_template(template)) {
+            bar.set_style(style);
+        }
+        let (style, done) = (Style::detect(terminal), AtomicUsize::new(0));
         Self {
             bar,
             total,
-            style: Style::detect(terminal),
-            done: Arc::new(std::sync::atomic::AtomicUsize::new(0)),
+            style,
+            done,
         }
     }
 
     fn update(&self, event: &ReviewProgress) {
-        match (&self.bar, event) {
-            (Some(bar), ReviewProgress::ChunkDone { .. }) => bar.inc(1),
-            (Some(bar), ReviewProgress::Retry { error }) => {
-                bar.set_message(format!("retrying: {}", terminal_safe(error)));
-            }
-            (Some(bar), ReviewProgress::Reducing) => bar.set_message("merging findings"),
+        let (line, dim) = match (&self.bar, event) {
+            (Some(bar), ReviewProgress::ChunkDone { .. }) => return bar.inc(1),
             (None, ReviewProgress::ChunkDone { findings, .. }) => {
-                let done = self.done.fetch_add(1, std::sync::atomic::Ordering::SeqCst) + 1;
-                note(&format!(
-                    "reviewed chunk {done}/{}: {findings} finding(s)",
-                    self.total
-                ));
+                let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
+                let total = self.total;
+                (
+                    format!("reviewed chunk {done}/{total}: {findings} finding(s)"),
+                    false,
+                )
             }
-            (None, ReviewProgress::Retry { error }) => {
-                note(
-                    &self
-                        .style
-                        .dim(&format!("retrying: {}", terminal_safe(error))),
-                );
+            (_, ReviewProgress::Retry { error }) => {
+                (format!("retrying: {}", terminal_safe(error)), true)
             }
-            (None, ReviewProgress::Reducing) => note("merging findings"),
-            _ => {}
+            (_, ReviewProgress::Reducing) => ("merging findings".to_owned(), false),
+            _ => return,
+        };
+        match &self.bar {
+            Some(bar) => bar.set_message(line),
+            None if dim => note(&self.style.dim(&line)),
+            None => note(&line),
         }
     }
 

@@ -1,0 +1,124 @@
+//! Counting what ignore files hid: the walker never enters an ignored
+//! directory (which keeps a large `node_modules/` cheap), so each
+//! directory it could collect from is listed once more without ignore
+//! rules, and each top-most entry missing from the walk counts once.
+
+use std::collections::HashSet;
+use std::sync::{Mutex, PoisonError};
+
+use oy_boundary::{WalkControl, WalkOptions, Workspace};
+
+use super::{Rules, SkipReason, State};
+use crate::error::AuditError;
+
+/// Counts entries that ignore files hid from the walk: each directory the
+/// walk could collect from is listed once more without ignore rules, and
+/// what that listing shows beyond the walk was ignored.
+///
+/// Only directories at or below one holding an ignore file are listed
+/// (unless the rules come from above the scope or `.git/info/exclude`):
+/// elsewhere nothing can have been ignored.
+pub(super) fn count_ignored(
+    workspace: &Workspace,
+    rules: &Rules<'_>,
+    state: &mut State,
+) -> Result<(), AuditError> {
+    let start = rules.start_text();
+    let everywhere = outer_rules_exist(workspace, &start);
+    let mut dirs: Vec<&String> = state
+        .walked_dirs
+        .iter()
+        .filter(|dir| everywhere || has_rules_above(dir, &start, &state.ignore_file_dirs))
+        .collect();
+    dirs.sort();
+    let mut ignored = Vec::new();
+    for dir in dirs {
+        let path = if dir.is_empty() {
+            workspace.root_path()
+        } else {
+            workspace.path(dir)?
+        };
+        let listing = Mutex::new(Vec::new());
+        let options = WalkOptions {
+            start: path,
+            max_depth: Some(1),
+            respect_ignore_files: false,
+            include_hidden: true,
+            max_entries: None,
+            detect_executables: false,
+        };
+        let walked = workspace.walk_parallel(&options, |entry| {
+            listing
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(entry.path.to_text());
+            WalkControl::Continue
+        });
+        // A directory that vanished since the walk has nothing to count.
+        if walked.is_err() {
+            continue;
+        }
+        let listing = listing.into_inner().unwrap_or_else(PoisonError::into_inner);
+        ignored.extend(listing.into_iter().filter(|p| !state.seen.contains(p)));
+    }
+    for path in ignored {
+        state.skip(SkipReason::Ignored, Some(&path));
+    }
+    Ok(())
+}
+
+/// True when ignore rules reach the scope from outside it: an ignore file
+/// in a directory above the scope, or `.git/info/exclude`.
+fn outer_rules_exist(workspace: &Workspace, start: &str) -> bool {
+    let exists = |path: String| {
+        workspace
+            .path(&path)
+            .and_then(|p| workspace.symlink_metadata(&p))
+            .is_ok()
+    };
+    // `git init` writes an exclude file of comments only: it counts when
+    // it holds a rule.
+    let exclude_has_rules = workspace
+        .path(".git/info/exclude")
+        .and_then(|p| workspace.read_text(&p, 1024 * 1024))
+        .is_ok_and(|text| {
+            text.lines()
+                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with('#'))
+        });
+    if exclude_has_rules {
+        return true;
+    }
+    let mut dir = String::new();
+    let mut components = start.split('/').filter(|c| !c.is_empty()).peekable();
+    // The scope's own ignore files were seen by the walk; its ancestors'
+    // were not.
+    while let Some(component) = components.next() {
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}/")
+        };
+        if exists(format!("{prefix}.gitignore")) || exists(format!("{prefix}.ignore")) {
+            return true;
+        }
+        if components.peek().is_none() {
+            break;
+        }
+        dir = format!("{prefix}{component}");
+    }
+    false
+}
+
+/// True when `dir` or one of its ancestors within the scope holds an ignore file.
+fn has_rules_above(dir: &str, start: &str, ignore_file_dirs: &HashSet<String>) -> bool {
+    let mut current = dir;
+    loop {
+        if ignore_file_dirs.contains(current) {
+            return true;
+        }
+        if current == start || current.is_empty() {
+            return false;
+        }
+        current = current.rsplit_once('/').map_or("", |(parent, _)| parent);
+    }
+}
