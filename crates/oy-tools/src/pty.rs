@@ -66,7 +66,8 @@ pub(crate) struct PtySessions {
 
 /// A handle that kills every live PTY session's process group from
 /// anywhere (a signal thread about to exit the process without unwinding).
-#[derive(Debug, Clone)]
+/// The default one has no sessions (a command that starts none).
+#[derive(Debug, Clone, Default)]
 pub struct ChildKiller {
     table: Arc<Mutex<Table>>,
 }

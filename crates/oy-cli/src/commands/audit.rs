@@ -13,13 +13,14 @@ use oy_audit::{
     ReviewProgress, WindowSource,
 };
 use oy_boundary::Workspace;
-use tokio_util::sync::CancellationToken;
+use oy_tools::{CancelToken, ChildKiller};
 
 use crate::agent_setup::runtime;
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
 use crate::render::{Style, terminal_line, terminal_safe};
+use crate::signals::Interrupts;
 
 pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let workspace = Workspace::open(&config.root)
@@ -62,14 +63,16 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(config).await?;
         let progress = Progress::new(chunks);
-        let cancel = CancellationToken::new();
-        cancel_on_ctrl_c(cancel.clone());
+        // The one Ctrl-C path (signals.rs): the first signal cancels the
+        // review, a second one quits at once.
+        let cancel = CancelToken::new();
+        let _interrupts = Interrupts::install(cancel.clone(), ChildKiller::default())?;
         let on_progress = |event: ReviewProgress| progress.update(&event);
         let outcome = prepared
             .review(
                 connected.provider.as_ref(),
                 &connected.model,
-                cancel,
+                cancel.token(),
                 &on_progress,
             )
             .await;
@@ -101,15 +104,6 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         }
         Ok(Exit::Ok)
     })
-}
-
-/// Until oy-cli has one Ctrl-C path: the first Ctrl-C cancels the review.
-fn cancel_on_ctrl_c(cancel: CancellationToken) {
-    tokio::spawn(async move {
-        if tokio::signal::ctrl_c().await.is_ok() {
-            cancel.cancel();
-        }
-    });
 }
 
 fn flag(inclusion: Inclusion) -> &'static str {

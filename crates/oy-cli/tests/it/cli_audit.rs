@@ -206,3 +206,54 @@ fn a_scope_through_a_symlink_is_refused_and_its_target_never_sent() {
     assert!(out.stderr.contains("symlink"), "{}", out.stderr);
     assert!(mock.requests().is_empty());
 }
+
+/// Ctrl-C during the review goes through oy's one signal path: the review
+/// stops, nothing is written, and the exit code is 130.
+#[test]
+fn ctrl_c_during_the_review_stops_it_and_writes_nothing() {
+    use std::time::{Duration, Instant};
+
+    let oy = fixture();
+    // A server that accepts the request and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
+    let (accepted_tx, accepted) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+            let _ = accepted_tx.send(());
+        }
+    });
+    let mut cmd = oy.command();
+    mock_model::isolate(&mut cmd, &oy);
+    let mut child = cmd
+        .env("OPENAI_BASE_URL", &base_url)
+        .args(["audit", "--model", "mock-model", "--wire-api", "chat"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    accepted
+        .recv_timeout(Duration::from_secs(30))
+        .expect("the review never reached the server");
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() >= deadline {
+            child.kill().unwrap();
+            panic!("oy audit did not stop after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("no report was written"), "{stderr}");
+    assert!(!oy.root.join("ISSUES.md").exists());
+}
