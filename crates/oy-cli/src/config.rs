@@ -16,15 +16,13 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use oy_boundary::{BoundaryError, Workspace};
-use oy_provider::Secret;
+use oy_provider::{ProviderEnv, ProviderTable, WireApi};
 use oy_tools::{
     Ceiling, ChildEnv, Mode, Network, Policy, Privileges, Sandbox, SandboxInputs, SandboxSetting,
 };
 
 use crate::cli::Common;
-use crate::config_file::{
-    self, GlobalFile, MAX_CONFIG_BYTES, ProviderTable, WORKSPACE_CONFIG, WireApi,
-};
+use crate::config_file::{self, GlobalFile, MAX_CONFIG_BYTES, WORKSPACE_CONFIG};
 use crate::exit::UsageError;
 
 /// The resolved configuration of one `oy` run.
@@ -80,27 +78,6 @@ pub struct Config {
     pub(crate) network_chosen: bool,
     /// Provider-related environment, read once here.
     pub provider_env: ProviderEnv,
-}
-
-/// The provider-related environment variables, read once.
-#[derive(Debug, Clone, Default)]
-pub struct ProviderEnv {
-    /// `OPENAI_BASE_URL`.
-    pub openai_base_url: Option<String>,
-    /// `OPENAI_API_KEY` (never printed).
-    pub openai_api_key: Option<Secret>,
-    /// The variables the provider tables' `env_key` name, by name.
-    pub(crate) keys: BTreeMap<String, Secret>,
-    /// `HTTPS_PROXY`/`https_proxy`, else `ALL_PROXY`/`all_proxy`. Kept as a
-    /// secret: proxy URLs often carry a password.
-    pub(crate) https_proxy: Option<Secret>,
-    /// `HTTP_PROXY`/`http_proxy`, else `ALL_PROXY`/`all_proxy`.
-    pub(crate) http_proxy: Option<Secret>,
-    /// `NO_PROXY`/`no_proxy`.
-    pub(crate) no_proxy: Option<String>,
-    /// What suggests AWS credentials are available, if anything
-    /// (`AWS_PROFILE`, `~/.aws/credentials`…), named for `oy doctor`.
-    pub(crate) aws_credentials: Option<String>,
 }
 
 impl Config {
@@ -179,7 +156,13 @@ impl Config {
             ),
             _ => (None, None),
         };
-        let wire_api = common.wire_api.as_deref().map(WireApi::parse).transpose()?;
+        let wire_api = match &common.wire_api {
+            Some(name) => Some(
+                name.parse::<WireApi>()
+                    .map_err(|error| UsageError::new(error.to_string()))?,
+            ),
+            None => None,
+        };
         let context_window = table
             .and_then(|table| table.context_window)
             .or(global.context_window);
@@ -247,7 +230,11 @@ impl Config {
             max_turns,
             context_window,
             idle_timeout: global.idle_timeout_secs.map(Duration::from_secs),
-            provider_env: provider_env(&global),
+            provider_env: ProviderEnv::from_vars(
+                &global.providers,
+                |name| std::env::var_os(name),
+                |path| path.is_file(),
+            ),
             providers: global.providers,
             config_file,
             workspace_config,
@@ -335,70 +322,6 @@ fn read_workspace(root: &Path) -> Result<Option<(PathBuf, String)>> {
         ))
         .into()),
     }
-}
-
-fn provider_env(global: &GlobalFile) -> ProviderEnv {
-    let keys = global
-        .providers
-        .values()
-        .filter_map(|table| table.env_key.as_deref())
-        .filter_map(|name| non_empty_var(name).map(|value| (name.to_owned(), Secret::new(value))))
-        .collect();
-    let all_proxy = || first_var(&["ALL_PROXY", "all_proxy"]);
-    ProviderEnv {
-        openai_base_url: non_empty_var("OPENAI_BASE_URL"),
-        openai_api_key: non_empty_var("OPENAI_API_KEY").map(Secret::new),
-        keys,
-        https_proxy: first_var(&["HTTPS_PROXY", "https_proxy"])
-            .or_else(all_proxy)
-            .map(Secret::new),
-        http_proxy: first_var(&["HTTP_PROXY", "http_proxy"])
-            .or_else(all_proxy)
-            .map(Secret::new),
-        no_proxy: first_var(&["NO_PROXY", "no_proxy"]),
-        aws_credentials: aws_credentials(),
-    }
-}
-
-/// The first sign of AWS credentials: the variables the SDK's chain reads,
-/// then the shared files it would open.
-fn aws_credentials() -> Option<String> {
-    for name in [
-        "AWS_PROFILE",
-        "AWS_ACCESS_KEY_ID",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-    ] {
-        if non_empty_var(name).is_some() {
-            return Some(name.to_owned());
-        }
-    }
-    let home = std::env::var_os("HOME").map(PathBuf::from);
-    let files = [
-        (
-            non_empty_var("AWS_SHARED_CREDENTIALS_FILE").map(PathBuf::from),
-            ".aws/credentials",
-        ),
-        (
-            non_empty_var("AWS_CONFIG_FILE").map(PathBuf::from),
-            ".aws/config",
-        ),
-    ];
-    files.into_iter().find_map(|(set, default)| {
-        let path = set.or_else(|| home.as_ref().map(|home| home.join(default)))?;
-        path.is_file().then(|| path.display().to_string())
-    })
-}
-
-fn first_var(names: &[&str]) -> Option<String> {
-    names.iter().find_map(|name| non_empty_var(name))
-}
-
-fn non_empty_var(name: &str) -> Option<String> {
-    std::env::var(name)
-        .ok()
-        .filter(|value| !value.trim().is_empty())
 }
 
 /// A person can answer only when both stdin and stderr are terminals and

@@ -4,9 +4,9 @@
 //! precedence between flags, environment and files lives in `config.rs`.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::Path;
 
+use oy_provider::ProviderTable;
 use oy_tools::{Ceiling, Mode, Network, SandboxSetting};
 use serde::{Deserialize, Deserializer};
 
@@ -29,20 +29,6 @@ const TOP_KEYS: &[&str] = &[
     "sandbox",
     "sandbox_read",
     "providers",
-];
-
-const PROVIDER_KEYS: &[&str] = &[
-    "kind",
-    "base_url",
-    "env_key",
-    "wire_api",
-    "headers",
-    "context_window",
-    "model",
-    "region",
-    "profile",
-    "endpoint_url",
-    "control_endpoint_url",
 ];
 
 /// The keys a workspace config may set: each can only make a run stricter.
@@ -82,86 +68,6 @@ struct WorkspaceFile {
     sandbox: Option<SandboxSetting>,
 }
 
-/// Which backend a `[providers.NAME]` table describes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum ProviderKind {
-    /// An OpenAI-compatible server.
-    #[default]
-    Openai,
-    /// AWS Bedrock.
-    Bedrock,
-}
-
-/// The OpenAI wire API.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub(crate) enum WireApi {
-    /// Chat Completions.
-    Chat,
-    /// The Responses API.
-    Responses,
-}
-
-impl WireApi {
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            Self::Chat => "chat",
-            Self::Responses => "responses",
-        }
-    }
-
-    pub(crate) fn parse(name: &str) -> Result<Self, UsageError> {
-        match name {
-            "chat" => Ok(Self::Chat),
-            "responses" => Ok(Self::Responses),
-            other => Err(UsageError::new(format!(
-                "unknown wire API `{other}`: use chat or responses"
-            ))),
-        }
-    }
-}
-
-/// One `[providers.NAME]` table. `Debug` names the headers but never shows
-/// their values: gateways put credentials there.
-#[derive(Clone, Default, Deserialize)]
-pub(crate) struct ProviderTable {
-    #[serde(default)]
-    pub(crate) kind: ProviderKind,
-    pub(crate) base_url: Option<String>,
-    pub(crate) env_key: Option<String>,
-    pub(crate) wire_api: Option<WireApi>,
-    #[serde(default)]
-    pub(crate) headers: BTreeMap<String, String>,
-    pub(crate) context_window: Option<u64>,
-    pub(crate) model: Option<String>,
-    pub(crate) region: Option<String>,
-    pub(crate) profile: Option<String>,
-    /// Bedrock's runtime (prompts): a VPC endpoint, a proxy.
-    pub(crate) endpoint_url: Option<String>,
-    /// Bedrock's control plane (model listing), when it is not where
-    /// `endpoint_url` implies.
-    pub(crate) control_endpoint_url: Option<String>,
-}
-
-impl fmt::Debug for ProviderTable {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ProviderTable")
-            .field("kind", &self.kind)
-            .field("base_url", &self.base_url)
-            .field("env_key", &self.env_key)
-            .field("wire_api", &self.wire_api)
-            .field("headers", &self.headers.keys().collect::<Vec<_>>())
-            .field("context_window", &self.context_window)
-            .field("model", &self.model)
-            .field("region", &self.region)
-            .field("profile", &self.profile)
-            .field("endpoint_url", &self.endpoint_url)
-            .field("control_endpoint_url", &self.control_endpoint_url)
-            .finish()
-    }
-}
-
 /// Parses the global config. Unknown keys become warnings; anything that
 /// does not parse is a usage error naming the file and line.
 pub(crate) fn parse_global(
@@ -184,7 +90,7 @@ pub(crate) fn parse_global(
                     continue;
                 };
                 for key in provider.keys() {
-                    if !PROVIDER_KEYS.contains(&key.as_str()) {
+                    if !ProviderTable::KEYS.contains(&key.as_str()) {
                         warnings.push(format!(
                             "unknown key `providers.{name}.{key}` in {}",
                             path.display()

@@ -8,8 +8,11 @@
 //! backend implements (usable as `dyn`, so tests can script one) and the
 //! [`Reachability`] its `check` reports without spending tokens; the
 //! [`retry`] gate (transient failures retried with jittered backoff, never
-//! after a side effect); [`Secret`] for API keys; and the [`limits`] on what
-//! a server may send.
+//! after a side effect); [`Secret`] for API keys; the [`limits`] on what a
+//! server may send; and choosing the provider and model from plain values
+//! ([`connect`]: provider tables, the environment the frontend resolved,
+//! local servers found by a probe), with the reason for each choice and a
+//! typed [`ConnectError`] when none can be made.
 //!
 //! It must never: let a wire type (Chat Completions, Responses, Converse)
 //! leave this crate, log or print a key, read environment variables (the
@@ -19,6 +22,7 @@
 mod autodetect;
 #[cfg(feature = "bedrock")]
 mod bedrock;
+mod connect;
 mod error;
 pub mod limits;
 mod model;
@@ -30,12 +34,18 @@ mod pump;
 pub mod retry;
 mod scripted;
 mod secret;
+mod userinfo;
 
 pub use autodetect::{
     LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,
 };
 #[cfg(feature = "bedrock")]
 pub use bedrock::{BedrockConfig, BedrockEndpoints, BedrockProvider, SdkConfig};
+pub use connect::{
+    AwsConfig, AwsSettings, Backend, BedrockChoice, Choice, ConnectError, ConnectSettings,
+    Connected, ModelChoice, ProviderEnv, ProviderKind, ProviderTable, Sourced, WireApi,
+    build_provider, choose_model, choose_provider, connect,
+};
 pub use error::{ErrorKind, ProviderError};
 pub use model::{
     Event, Message, ModelInfo, ReasoningEffort, Request, StopReason, ToolCall, ToolSchema, Usage,

@@ -12,7 +12,7 @@ use oy_boundary::Workspace;
 
 use crate::config::Config;
 use crate::exit::Exit;
-use crate::provider_setup::{self, Backend};
+use crate::provider_setup::{self, cli_error};
 use crate::render::terminal_line;
 
 /// How long the provider gets to answer each check (`GET /models`, or
@@ -191,7 +191,11 @@ fn sandbox(config: &Config, report: &mut Report) {
 }
 
 async fn provider(config: &Config, report: &mut Report) {
-    let choice = match provider_setup::choose(config).await {
+    let settings = provider_setup::settings(config);
+    let choice = match oy_provider::choose_provider(&settings)
+        .await
+        .map_err(cli_error)
+    {
         Ok(choice) => choice,
         Err(error) => {
             let text = error.to_string();
@@ -209,17 +213,15 @@ async fn provider(config: &Config, report: &mut Report) {
     };
     report.line("provider", format!("{} ({})", choice.name, choice.why));
     report.line("endpoint", choice.endpoint());
-    if let Backend::OpenAi { wire, .. } = &choice.backend {
+    if let Some(wire) = choice.wire_api() {
         report.line("wire API", wire.name());
     }
     report.line("credentials", choice.credential());
-    if let Backend::Bedrock {
-        credentials: None, ..
-    } = &choice.backend
-    {
+    if choice.lacks_aws_credentials() {
         report.hint("set AWS_PROFILE or configure ~/.aws/credentials if Bedrock calls fail");
     }
-    let provider = match provider_setup::build(config, &choice).await {
+    let built = oy_provider::build_provider(&settings, &choice, provider_setup::load_aws).await;
+    let provider = match built.map_err(cli_error) {
         Ok((provider, _)) => provider,
         Err(error) => {
             let text = format!("{error:#}");
@@ -246,7 +248,7 @@ async fn provider(config: &Config, report: &mut Report) {
         (Ok(()), Err(error)) => {
             report.line("answers", "yes");
             report.line("models", format!("warning: not listed: {error}"));
-            if let Some(hint) = provider_setup::listing_hint(&choice) {
+            if let Some(hint) = choice.listing_hint() {
                 report.hint(hint);
             }
             None
@@ -266,9 +268,10 @@ async fn provider(config: &Config, report: &mut Report) {
     // The listing above (or its failure) stands: the server is not asked
     // again.
     let known = Some(listed.as_deref().unwrap_or_default());
-    match provider_setup::choose_model(config, &choice, provider.as_ref(), known).await {
-        Ok((model, why)) => {
-            report.line("model", format!("{model} ({why})"));
+    match oy_provider::choose_model(&settings, &choice, provider.as_ref(), known).await {
+        Ok(chosen) => {
+            let model = chosen.id;
+            report.line("model", format!("{model} ({})", chosen.why));
             if let Some(models) = &listed
                 && !models.is_empty()
                 && !models.iter().any(|info| info.id == model)

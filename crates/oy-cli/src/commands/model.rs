@@ -15,7 +15,7 @@ use crate::config::Config;
 use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
 use crate::json_text::json_text;
-use crate::provider_setup;
+use crate::provider_setup::{self, cli_error};
 use crate::render::{terminal_line, terminal_safe};
 
 /// How long the provider gets to list its models.
@@ -40,8 +40,14 @@ pub(crate) fn run(config: &Config, args: &ModelArgs) -> Result<Exit> {
 /// The provider's models (or why they could not be listed), and the
 /// current default model if one is chosen.
 async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>)> {
-    let choice = provider_setup::choose(config).await?;
-    let (provider, endpoint) = provider_setup::build(config, &choice).await?;
+    let settings = provider_setup::settings(config);
+    let choice = oy_provider::choose_provider(&settings)
+        .await
+        .map_err(cli_error)?;
+    let (provider, endpoint) =
+        oy_provider::build_provider(&settings, &choice, provider_setup::load_aws)
+            .await
+            .map_err(cli_error)?;
     let listed = match tokio::time::timeout(LIST_TIMEOUT, provider.list_models()).await {
         Ok(Ok(mut models)) => {
             models.sort_by(|a, b| a.id.cmp(&b.id));
@@ -49,7 +55,7 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
         }
         // Bedrock lists models elsewhere than `endpoint` (its control
         // plane); its error names where it asked.
-        Ok(Err(error)) => Err(match provider_setup::listing_hint(&choice) {
+        Ok(Err(error)) => Err(match choice.listing_hint() {
             Some(hint) => anyhow::anyhow!(
                 "{} did not list its models: {error}\nhint: {hint}",
                 choice.name
@@ -65,15 +71,15 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
             LIST_TIMEOUT.as_secs()
         )),
     };
-    let current = provider_setup::choose_model(
-        config,
+    let current = oy_provider::choose_model(
+        &settings,
         &choice,
         provider.as_ref(),
         Some(listed.as_ref().map_or(&[][..], Vec::as_slice)),
     )
     .await
     .ok()
-    .map(|(model, _)| model);
+    .map(|chosen| chosen.id);
     Ok((listed, current))
 }
 

@@ -5,6 +5,8 @@
 //! never sent the other's calls: a runtime VPC endpoint or proxy answers
 //! the control plane's paths with 404.
 
+use crate::userinfo::without_userinfo;
+
 /// The host label that names the runtime service in AWS endpoint names
 /// (`bedrock-runtime.us-east-1.amazonaws.com`,
 /// `vpce-….bedrock-runtime.us-east-1.vpce.amazonaws.com`); the control
@@ -102,17 +104,6 @@ pub(crate) fn describe(api: &str, url: Option<&str>, region: Option<&str>) -> St
         (Some(url), _) => format!("the Bedrock {api} at {}", without_userinfo(url)),
         (None, Some(region)) => format!("the Bedrock {api} in {region}"),
         (None, None) => format!("the Bedrock {api} (no region configured)"),
-    }
-}
-
-fn without_userinfo(url: &str) -> String {
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    let end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
-    match rest[..end].rfind('@') {
-        Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-        None => url.to_owned(),
     }
 }
 

@@ -19,6 +19,7 @@ mod provider_bedrock_endpoints;
 mod provider_bedrock_errors;
 mod provider_chat;
 mod provider_chat_errors;
+mod provider_connect;
 mod provider_recorded;
 mod provider_responses;
 mod provider_retry;

@@ -1,0 +1,92 @@
+//! [`ConnectError`]: why no provider or no model could be chosen or built.
+//! Each variant names the configuration concept at fault (a provider
+//! table, an environment variable, the model choice) and
+//! [`ConnectError::hints`] says what would fix it; the frontend adds how
+//! its own options express the choice.
+
+use crate::ProviderError;
+
+/// A failure to choose or build a provider, or to choose a model.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConnectError {
+    /// Nothing was named, and neither the environment nor a local server
+    /// offers a provider. Naming a provider table is the other way.
+    #[error("no model provider configured or found")]
+    NoProvider,
+    /// The named provider is neither a table nor a built-in.
+    #[error("unknown provider `{name}`: use one of {}", known.join(", "))]
+    UnknownProvider {
+        /// The name asked for.
+        name: String,
+        /// The tables' names, then the built-ins'.
+        known: Vec<String>,
+    },
+    /// An OpenAI-compatible table that says nowhere to send requests.
+    #[error("provider `{name}` has no base_url")]
+    NoBaseUrl {
+        /// The table's name.
+        name: String,
+    },
+    /// The key the provider expects is not in the environment.
+    #[error("provider `{name}` needs an API key in {var}, which is not set")]
+    MissingKey {
+        /// The provider's name.
+        name: String,
+        /// The environment variable the key should come from.
+        var: String,
+    },
+    /// Bedrock was chosen in a build without the `bedrock` feature.
+    #[error("AWS Bedrock was chosen, but this build leaves it out")]
+    BedrockNotBuilt,
+    /// A wire API name that is neither `chat` nor `responses`.
+    #[error("unknown wire API `{name}`: use chat or responses")]
+    UnknownWireApi {
+        /// The name given.
+        name: String,
+    },
+    /// No model was configured and the provider's list settles none.
+    #[error("no model chosen for provider `{provider}`")]
+    NoModel {
+        /// The provider's name.
+        provider: String,
+    },
+    /// The backend refused its settings (a bad URL, a key over plain
+    /// HTTP…).
+    #[error(transparent)]
+    Provider(#[from] ProviderError),
+}
+
+impl ConnectError {
+    /// What to do about it, one line each, in terms of the environment and
+    /// the config file; the frontend adds its own options (how a provider
+    /// or a model is named on its command line).
+    pub fn hints(&self) -> Vec<String> {
+        match self {
+            Self::NoProvider => vec![
+                "set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server)"
+                    .to_owned(),
+                "or configure AWS credentials (AWS_PROFILE, ~/.aws/credentials) for Bedrock"
+                    .to_owned(),
+                "or start a local server: Ollama (port 11434), llama.cpp (8080), LM Studio (1234)"
+                    .to_owned(),
+            ],
+            Self::UnknownProvider { name, .. } => {
+                vec![format!("add a [providers.{name}] table to the config file")]
+            }
+            Self::NoBaseUrl { name } => vec![format!(
+                "add base_url = \"https://…/v1\" to [providers.{name}] in the config file"
+            )],
+            Self::MissingKey { var, .. } => vec![format!(
+                "export {var}=… (the key is never written to disk by oy)"
+            )],
+            Self::BedrockNotBuilt => {
+                vec![
+                    "use a build with the `bedrock` feature, or an OpenAI-compatible provider"
+                        .to_owned(),
+                ]
+            }
+            Self::UnknownWireApi { .. } | Self::NoModel { .. } | Self::Provider(_) => Vec::new(),
+        }
+    }
+}
