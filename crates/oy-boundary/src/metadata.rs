@@ -46,25 +46,10 @@ impl FileKind {
         }
     }
 
-    pub(crate) fn of_std(file_type: std::fs::FileType) -> Self {
-        use std::os::unix::fs::FileTypeExt;
-        if file_type.is_symlink() {
-            Self::Symlink
-        } else if file_type.is_dir() {
-            Self::Directory
-        } else if file_type.is_file() {
-            Self::File
-        } else if file_type.is_fifo() {
-            Self::Fifo
-        } else if file_type.is_socket() {
-            Self::Socket
-        } else if file_type.is_char_device() {
-            Self::CharDevice
-        } else if file_type.is_block_device() {
-            Self::BlockDevice
-        } else {
-            Self::Other
-        }
+    /// From the `st_mode` of a `std` metadata: the `S_IFMT` bits are what
+    /// `std`'s `is_*` tests check, so the rustix table reads them alike.
+    pub(crate) fn of_mode(mode: u32) -> Self {
+        Self::of_rustix(rustix::fs::FileType::from_raw_mode(mode))
     }
 
     pub(crate) fn of_rustix(file_type: rustix::fs::FileType) -> Self {

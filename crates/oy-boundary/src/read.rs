@@ -7,6 +7,7 @@ use std::ffi::OsStr;
 use std::fs::File;
 use std::io::{self, Read};
 use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use cap_fs_ext::{FollowSymlinks, OpenOptionsFollowExt};
@@ -215,7 +216,7 @@ pub(crate) fn open_entry(dir: BorrowedFd<'_>, name: &OsStr) -> io::Result<Opened
         Err(e) => return Err(e.into()),
     };
     let meta = file.metadata()?;
-    Ok(match FileKind::of_std(meta.file_type()) {
+    Ok(match FileKind::of_mode(meta.mode()) {
         FileKind::File => OpenedEntry::File(file, meta.len()),
         kind => OpenedEntry::Other(kind),
     })

@@ -1,5 +1,6 @@
 //! `Workspace`: the root capability every file operation goes through.
 
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -142,7 +143,7 @@ fn locate_root(root: &Path) -> Result<(PathBuf, PathBuf)> {
     if !meta.is_dir() {
         return Err(BoundaryError::NotADirectory {
             path: shown.into_owned(),
-            kind: FileKind::of_std(meta.file_type()),
+            kind: FileKind::of_mode(meta.mode()),
         });
     }
     // The caller's spelling maps absolute inputs inside only when it means
