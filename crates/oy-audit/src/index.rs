@@ -110,6 +110,7 @@ pub fn manifest(files: &[CollectedFile]) -> Manifest {
 }
 
 /// One pattern of the index.
+#[derive(Clone, Copy)]
 struct Rule {
     category: Category,
     /// Must match the line.
@@ -120,12 +121,16 @@ struct Rule {
     also: Option<&'static str>,
 }
 
-const fn rule(category: Category, pattern: &'static str) -> Rule {
-    Rule {
-        category,
-        pattern,
-        also: None,
-    }
+/// Every rule: the one-pattern ones of [`PATTERNS`], then [`PAIRED`].
+fn rules() -> impl Iterator<Item = Rule> {
+    let single = PATTERNS.iter().flat_map(|&(category, patterns)| {
+        patterns.iter().map(move |&pattern| Rule {
+            category,
+            pattern,
+            also: None,
+        })
+    });
+    single.chain(PAIRED.iter().copied())
 }
 
 /// SQL statement shapes. `select` alone and `update` alone are ordinary
@@ -139,277 +144,183 @@ const SQL_STATEMENT: &str = r"(?i)\bselect\b.+\bfrom\b|\binsert\s+into\b|\bupdat
 /// the safe form.
 const SQL_INTERPOLATION: &str = r#"format!\s*\(|["'`]\s*(?:\+|\.\s*\$|\.\s+\w|%\s*[(\w])|(?:\+|\w\s+\.)\s*["'`]|\b[fF][rR]?["'][^"']*\{|\$"[^"]*\{|\$\{|#\{|\.format\s*\(|\b(?:s|f|v)?n?printf\b|\bSprintf\b|\bString\.format\b|"[^"]*\$[a-zA-Z_]"#;
 
-/// The rules, by category. Patterns are per line: none may rely on `^`/`$`
-/// or match across a newline, so a whole-file match is a sound prefilter.
-static RULES: &[Rule] = &[
+/// The one-pattern rules, by category. Patterns are per line: none may
+/// rely on `^`/`$` or match across a newline, so a whole-file match is a
+/// sound prefilter.
+static PATTERNS: &[(Category, &[&str])] = &[
     // Process spawning.
-    rule(Category::Process, r"\bCommand::new\b"),
-    rule(Category::Process, r"\bsubprocess\."),
-    rule(Category::Process, r"\bPopen\s*\("),
-    rule(
+    (
         Category::Process,
-        r"\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|fork|StartProcess)\b",
-    ),
-    rule(Category::Process, r"\bchild_process\b"),
-    rule(Category::Process, r"\bexec\.Command(?:Context)?\b"),
-    rule(Category::Process, r"\bsyscall\.(?:Exec|ForkExec)\b"),
-    rule(Category::Process, r"\bRuntime\.getRuntime\(\)\.exec\b"),
-    rule(Category::Process, r"\bProcessBuilder\b"),
-    rule(Category::Process, r"\bpopen\s*\("),
-    // `spawn(` but not `thread::spawn(`/`tokio::spawn(`, which start
-    // threads and tasks, not processes.
-    rule(Category::Process, r"(?:^|[^:\w])spawn(?:Sync)?\s*\("),
-    rule(Category::Process, r"\bexecFile(?:Sync)?\s*\("),
-    rule(
-        Category::Process,
-        r"\b(?:execl|execlp|execle|execv|execvp|execvpe|execve|posix_spawnp?|CreateProcess\w*)\s*\(",
-    ),
-    rule(Category::Process, r"\bproc_open\s*\("),
-    rule(
-        Category::Process,
-        r"\bOpen3\.|\bIO\.popen\b|\bKernel\.spawn\b",
+        &[
+            r"\bCommand::new\b",
+            r"\bsubprocess\.",
+            r"\bPopen\s*\(",
+            r"\bos\.(?:system|popen|exec[lv]p?e?|spawn[lv]p?e?|fork|StartProcess)\b",
+            r"\bchild_process\b",
+            r"\bexec\.Command(?:Context)?\b",
+            r"\bsyscall\.(?:Exec|ForkExec)\b",
+            r"\bRuntime\.getRuntime\(\)\.exec\b",
+            r"\bProcessBuilder\b",
+            r"\bpopen\s*\(",
+            // `spawn(` but not `thread::spawn(`/`tokio::spawn(`, which start
+            // threads and tasks, not processes.
+            r"(?:^|[^:\w])spawn(?:Sync)?\s*\(",
+            r"\bexecFile(?:Sync)?\s*\(",
+            r"\b(?:execl|execlp|execle|execv|execvp|execvpe|execve|posix_spawnp?|CreateProcess\w*)\s*\(",
+            r"\bproc_open\s*\(",
+            r"\bOpen3\.|\bIO\.popen\b|\bKernel\.spawn\b",
+        ],
     ),
     // Shell command strings.
-    rule(Category::Shell, r"\b(?:ba|z|da|k)?sh\s+-c\b"),
-    // argv lists: `Command::new("sh").arg("-c")`, `["bash", "-c", cmd]`.
-    rule(
+    (
         Category::Shell,
-        r#"["'](?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh["']\s*[,)]\s*(?:\.args?\(\s*(?:&?\[)?\s*)?["']-c["']"#,
+        &[
+            r"\b(?:ba|z|da|k)?sh\s+-c\b",
+            // argv lists: `Command::new("sh").arg("-c")`, `["bash", "-c", cmd]`.
+            r#"["'](?:/usr)?(?:/bin/)?(?:ba|z|da|k)?sh["']\s*[,)]\s*(?:\.args?\(\s*(?:&?\[)?\s*)?["']-c["']"#,
+            r#"\bcmd(?:\.exe)?["']?\s*,?\s*["']?/[cC]\b"#,
+            r"\bshell\s*=\s*True\b",
+            r"\bshell:\s*true\b",
+            // No space before the paren: "a system (or …)" is prose.
+            r"\bsystem\(",
+            r"\b(?:shell_exec|passthru)\s*\(",
+            // `exec(`/`execSync(` as free functions (Node's child_process, PHP):
+            // both go through a shell. `.exec(` is left out: in JS it is mostly
+            // `RegExp.prototype.exec`.
+            r"(?:^|[^.\w])exec(?:Sync)?\s*\(",
+            r"%x[({\[]",
+        ],
     ),
-    rule(
-        Category::Shell,
-        r#"\bcmd(?:\.exe)?["']?\s*,?\s*["']?/[cC]\b"#,
-    ),
-    rule(Category::Shell, r"\bshell\s*=\s*True\b"),
-    rule(Category::Shell, r"\bshell:\s*true\b"),
-    // No space before the paren: "a system (or …)" is prose.
-    rule(Category::Shell, r"\bsystem\("),
-    rule(Category::Shell, r"\b(?:shell_exec|passthru)\s*\("),
-    // `exec(`/`execSync(` as free functions (Node's child_process, PHP):
-    // both go through a shell. `.exec(` is left out: in JS it is mostly
-    // `RegExp.prototype.exec`.
-    rule(Category::Shell, r"(?:^|[^.\w])exec(?:Sync)?\s*\("),
-    rule(Category::Shell, r"%x[({\[]"),
     // Network.
-    rule(Category::Network, r"\breqwest\b"),
-    rule(Category::Network, r"(?:^|[^.\w])requests\.\w+"),
-    rule(Category::Network, r"(?:^|[^.\w:])fetch\s*\("),
-    rule(
+    (
         Category::Network,
-        r"\bhttps?\.(?:Get|Post|Head|PostForm|NewRequest(?:WithContext)?|ListenAndServe(?:TLS)?|Serve|request|get|createServer)\b",
+        &[
+            r"\breqwest\b",
+            r"(?:^|[^.\w])requests\.\w+",
+            r"(?:^|[^.\w:])fetch\s*\(",
+            r"\bhttps?\.(?:Get|Post|Head|PostForm|NewRequest(?:WithContext)?|ListenAndServe(?:TLS)?|Serve|request|get|createServer)\b",
+            r"\b(?:urllib3?|httpx|aiohttp|http\.client|httplib|HttpClient|HttpURLConnection|XMLHttpRequest|WebSocket|axios|Net::HTTP|HTTParty|Faraday|open-uri)\b",
+            r"\b(?:hyper|ureq|surf|isahc|curl|tungstenite|tokio_tungstenite)::",
+            r"\b(?:TcpListener|TcpStream|UdpSocket|ServerSocket)\b",
+            r"\bsocket\s*\(",
+            r"\bsocket\.(?:socket|create_connection)\b",
+            r"\bnet\.(?:Dial|Listen)\w*\s*\(",
+            r"\bnet\.(?:createServer|createConnection|connect)\b",
+            r"\bopenConnection\s*\(",
+            r"\bcurl_(?:init|exec)\b",
+            r"\b(?:curl|wget)\s+-*[\w$'\x22]",
+        ],
     ),
-    rule(
-        Category::Network,
-        r"\b(?:urllib3?|httpx|aiohttp|http\.client|httplib|HttpClient|HttpURLConnection|XMLHttpRequest|WebSocket|axios|Net::HTTP|HTTParty|Faraday|open-uri)\b",
-    ),
-    rule(
-        Category::Network,
-        r"\b(?:hyper|ureq|surf|isahc|curl|tungstenite|tokio_tungstenite)::",
-    ),
-    rule(
-        Category::Network,
-        r"\b(?:TcpListener|TcpStream|UdpSocket|ServerSocket)\b",
-    ),
-    rule(Category::Network, r"\bsocket\s*\("),
-    rule(
-        Category::Network,
-        r"\bsocket\.(?:socket|create_connection)\b",
-    ),
-    rule(Category::Network, r"\bnet\.(?:Dial|Listen)\w*\s*\("),
-    rule(
-        Category::Network,
-        r"\bnet\.(?:createServer|createConnection|connect)\b",
-    ),
-    rule(Category::Network, r"\bopenConnection\s*\("),
-    rule(Category::Network, r"\bcurl_(?:init|exec)\b"),
-    rule(Category::Network, r"\b(?:curl|wget)\s+-*[\w$'\x22]"),
     // Filesystem writes, deletes, permissions.
-    rule(
+    (
         Category::FilesystemWrite,
-        r"\bfs::(?:write|remove_file|remove_dir(?:_all)?|rename|copy|create_dir(?:_all)?|set_permissions|hard_link)\b",
+        &[
+            r"\bfs::(?:write|remove_file|remove_dir(?:_all)?|rename|copy|create_dir(?:_all)?|set_permissions|hard_link)\b",
+            r"\b(?:File::create|OpenOptions|remove_file|remove_dir_all|set_permissions)\b",
+            // `open(path, 'w')`, `fopen(p, "ab")`, `open(p, mode="r+")`.
+            r#"\bf?open\s*\(.*,\s*(?:mode\s*=\s*)?["'][rbt]*[wax+]"#,
+            r"\b(?:writeFile|appendFile|createWriteStream)(?:Sync)?\b",
+            r"\bfs\.(?:unlink|rm|rmdir|rename|chmod|chown|mkdir|copyFile|truncate)(?:Sync)?\b",
+            r"\bos\.(?:remove|unlink|rmdir|removedirs|rename|replace|chmod|chown|makedirs|mkdir|truncate|WriteFile|Create|Remove|RemoveAll|Rename|Chmod|Chown|Mkdir|MkdirAll|OpenFile)\b",
+            r"\bshutil\.(?:rmtree|move|copy\w*)\b|\bioutil\.WriteFile\b",
+            r"\.write_(?:text|bytes)\s*\(",
+            r"\b(?:FileOutputStream|FileWriter|RandomAccessFile)\b",
+            r"\bFiles\.(?:write|writeString|delete|deleteIfExists|move|copy|createFile|newOutputStream|newBufferedWriter)\b",
+            r"\bFile\.(?:write|delete|unlink|chmod)\b|\bFileUtils\.\w+",
+            r"\b(?:file_put_contents|fwrite|fputs)\s*\(",
+            r"\b(?:chmod|chown|unlink)\b",
+            r"\brm\s+-[a-zA-Z]*[rRf]",
+        ],
     ),
-    rule(
-        Category::FilesystemWrite,
-        r"\b(?:File::create|OpenOptions|remove_file|remove_dir_all|set_permissions)\b",
-    ),
-    // `open(path, 'w')`, `fopen(p, "ab")`, `open(p, mode="r+")`.
-    rule(
-        Category::FilesystemWrite,
-        r#"\bf?open\s*\(.*,\s*(?:mode\s*=\s*)?["'][rbt]*[wax+]"#,
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\b(?:writeFile|appendFile|createWriteStream)(?:Sync)?\b",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\bfs\.(?:unlink|rm|rmdir|rename|chmod|chown|mkdir|copyFile|truncate)(?:Sync)?\b",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\bos\.(?:remove|unlink|rmdir|removedirs|rename|replace|chmod|chown|makedirs|mkdir|truncate|WriteFile|Create|Remove|RemoveAll|Rename|Chmod|Chown|Mkdir|MkdirAll|OpenFile)\b",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\bshutil\.(?:rmtree|move|copy\w*)\b|\bioutil\.WriteFile\b",
-    ),
-    rule(Category::FilesystemWrite, r"\.write_(?:text|bytes)\s*\("),
-    rule(
-        Category::FilesystemWrite,
-        r"\b(?:FileOutputStream|FileWriter|RandomAccessFile)\b",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\bFiles\.(?:write|writeString|delete|deleteIfExists|move|copy|createFile|newOutputStream|newBufferedWriter)\b",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\bFile\.(?:write|delete|unlink|chmod)\b|\bFileUtils\.\w+",
-    ),
-    rule(
-        Category::FilesystemWrite,
-        r"\b(?:file_put_contents|fwrite|fputs)\s*\(",
-    ),
-    rule(Category::FilesystemWrite, r"\b(?:chmod|chown|unlink)\b"),
-    rule(Category::FilesystemWrite, r"\brm\s+-[a-zA-Z]*[rRf]"),
     // Deserialisation.
-    rule(
+    (
         Category::Deserialization,
-        r"\b(?:c?[pP]ickle|dill|marshal)\.loads?\b|\bjoblib\.load\b|\bshelve\.open\b|\bjsonpickle\.decode\b",
-    ),
-    rule(
-        Category::Deserialization,
-        r"\byaml\.(?:load|load_all|unsafe_load|full_load)\s*\(",
-    ),
-    rule(
-        Category::Deserialization,
-        r"\b(?:serde_json|serde_yaml|serde_yml|serde_cbor|toml|bincode|rmp_serde|ciborium|postcard|ron)::(?:from_\w+|de::|deserialize\w*|decode\w*)",
-    ),
-    rule(Category::Deserialization, r"\bJSON\.parse\s*\("),
-    rule(Category::Deserialization, r"\bjson\.loads?\s*\("),
-    rule(
-        Category::Deserialization,
-        r"\b(?:json|xml|yaml)\.Unmarshal\b|\b(?:json|gob|xml)\.NewDecoder\b",
-    ),
-    rule(
-        Category::Deserialization,
-        r"\b(?:unserialize|readObject|readUnshared)\s*\(",
-    ),
-    rule(
-        Category::Deserialization,
-        r"\b(?:ObjectInputStream|XMLDecoder|BinaryFormatter|XStream)\b",
-    ),
-    rule(
-        Category::Deserialization,
-        r"\bMarshal\.load\b|\bYAML\.(?:load|unsafe_load)\b",
+        &[
+            r"\b(?:c?[pP]ickle|dill|marshal)\.loads?\b|\bjoblib\.load\b|\bshelve\.open\b|\bjsonpickle\.decode\b",
+            r"\byaml\.(?:load|load_all|unsafe_load|full_load)\s*\(",
+            r"\b(?:serde_json|serde_yaml|serde_yml|serde_cbor|toml|bincode|rmp_serde|ciborium|postcard|ron)::(?:from_\w+|de::|deserialize\w*|decode\w*)",
+            r"\bJSON\.parse\s*\(",
+            r"\bjson\.loads?\s*\(",
+            r"\b(?:json|xml|yaml)\.Unmarshal\b|\b(?:json|gob|xml)\.NewDecoder\b",
+            r"\b(?:unserialize|readObject|readUnshared)\s*\(",
+            r"\b(?:ObjectInputStream|XMLDecoder|BinaryFormatter|XStream)\b",
+            r"\bMarshal\.load\b|\bYAML\.(?:load|unsafe_load)\b",
+        ],
     ),
     // Crypto, randomness, and TLS verification switched off.
-    rule(Category::Crypto, r"(?i)\b(?:md4|md5|sha-?1|rc4|ecb)\b"),
-    rule(
+    (
         Category::Crypto,
-        r"\brand::|\bthread_rng\b|\bMath\.random\b",
-    ),
-    rule(
-        Category::Crypto,
-        r"\brandom\.(?:random|randint|choice|choices|randrange|seed|shuffle|uniform|getrandbits)\b",
-    ),
-    rule(
-        Category::Crypto,
-        r"\bmath/rand\b|\brand\.(?:Intn|Int31n|Int63|Float64|Seed)\b",
-    ),
-    rule(
-        Category::Crypto,
-        r"\b(?:s?rand|mt_rand|lcg_value)\s*\(|\bnew\s+Random\s*\(",
-    ),
-    rule(
-        Category::Crypto,
-        r"\b(?:Cipher|MessageDigest|SecureRandom|KeyGenerator|hashlib|hmac)\b",
-    ),
-    rule(
-        Category::Crypto,
-        r"\bcrypto\.(?:createCipher\w*|createDecipher\w*|createHash|createHmac|randomBytes|subtle)\b",
-    ),
-    rule(
-        Category::Crypto,
-        r"\b(?:aes|aes_gcm|chacha20poly1305|ed25519_dalek|rsa|sha1|sha2|hmac|ring|openssl|rustls)::",
-    ),
-    rule(
-        Category::Crypto,
-        r"\bverify\s*=\s*False\b|\bInsecureSkipVerify\b|\bdanger_accept_invalid_(?:certs|hostnames)\b|\brejectUnauthorized\s*:\s*false\b|\bNODE_TLS_REJECT_UNAUTHORIZED\b|\bCURLOPT_SSL_VERIFY(?:PEER|HOST)\b",
+        &[
+            r"(?i)\b(?:md4|md5|sha-?1|rc4|ecb)\b",
+            r"\brand::|\bthread_rng\b|\bMath\.random\b",
+            r"\brandom\.(?:random|randint|choice|choices|randrange|seed|shuffle|uniform|getrandbits)\b",
+            r"\bmath/rand\b|\brand\.(?:Intn|Int31n|Int63|Float64|Seed)\b",
+            r"\b(?:s?rand|mt_rand|lcg_value)\s*\(|\bnew\s+Random\s*\(",
+            r"\b(?:Cipher|MessageDigest|SecureRandom|KeyGenerator|hashlib|hmac)\b",
+            r"\bcrypto\.(?:createCipher\w*|createDecipher\w*|createHash|createHmac|randomBytes|subtle)\b",
+            r"\b(?:aes|aes_gcm|chacha20poly1305|ed25519_dalek|rsa|sha1|sha2|hmac|ring|openssl|rustls)::",
+            r"\bverify\s*=\s*False\b|\bInsecureSkipVerify\b|\bdanger_accept_invalid_(?:certs|hostnames)\b|\brejectUnauthorized\s*:\s*false\b|\bNODE_TLS_REJECT_UNAUTHORIZED\b|\bCURLOPT_SSL_VERIFY(?:PEER|HOST)\b",
+        ],
     ),
     // Authentication, sessions, tokens.
-    rule(Category::Auth, r"(?i)passw(?:or)?d|passphrase"),
-    rule(
+    (
         Category::Auth,
-        r"(?i)jwt|jsonwebtoken|oauth|\bcsrf\b|\bxsrf\b",
+        &[
+            r"(?i)passw(?:or)?d|passphrase",
+            r"(?i)jwt|jsonwebtoken|oauth|\bcsrf\b|\bxsrf\b",
+            r"(?i)session",
+            // `access_token`, `authToken`, a bare `token` — not `tokens`,
+            // `tokenizer`, `max_tokens`, `syn::token::Brace` or `Token![;]`, which
+            // are parsers and model budgets (and dominated the hits on a crates.io
+            // sample before they were left out).
+            r"(?i)\b(?:bearer|access|auth|api|refresh|csrf|session|id|reset)[_-]?token\b",
+            r"\b[tT]oken\b(?:[^:!]|$)",
+            r"(?i)bcrypt|scrypt|argon2|pbkdf2",
+            r"(?i)authori[sz]|authenticat|\blog[_-]?in|\bsign[_-]?in\b|api[_-]?key|secret|credential",
+        ],
     ),
-    rule(Category::Auth, r"(?i)session"),
-    // `access_token`, `authToken`, a bare `token` — not `tokens`,
-    // `tokenizer`, `max_tokens`, `syn::token::Brace` or `Token![;]`, which
-    // are parsers and model budgets (and dominated the hits on a crates.io
-    // sample before they were left out).
-    rule(
-        Category::Auth,
-        r"(?i)\b(?:bearer|access|auth|api|refresh|csrf|session|id|reset)[_-]?token\b",
-    ),
-    rule(Category::Auth, r"\b[tT]oken\b(?:[^:!]|$)"),
-    rule(Category::Auth, r"(?i)bcrypt|scrypt|argon2|pbkdf2"),
-    rule(
-        Category::Auth,
-        r"(?i)authori[sz]|authenticat|\blog[_-]?in|\bsign[_-]?in\b|api[_-]?key|secret|credential",
-    ),
-    // SQL built from strings, and the calls that run it (with an
-    // argument: `url.query()` is an accessor).
-    Rule {
-        category: Category::Sql,
-        pattern: SQL_STATEMENT,
-        also: Some(SQL_INTERPOLATION),
-    },
-    rule(
+    // The calls that run SQL (with an argument: `url.query()` is an
+    // accessor).
+    (
         Category::Sql,
-        r"\b(?:execute|executemany|executescript|query|raw_query|exec_query|query_row|query_as)\s*\(\s*[^)\s]",
-    ),
-    rule(
-        Category::Sql,
-        r"\b(?:executeQuery|executeUpdate|createStatement|prepareStatement|mysqli_query|mysql_query|pg_query|sqlite3_exec)\b",
-    ),
-    rule(
-        Category::Sql,
-        r"\.(?:Exec|Query|QueryRow)(?:Context)?\s*\(|\bsqlx::query(?:_as|_scalar)?\b",
+        &[
+            r"\b(?:execute|executemany|executescript|query|raw_query|exec_query|query_row|query_as)\s*\(\s*[^)\s]",
+            r"\b(?:executeQuery|executeUpdate|createStatement|prepareStatement|mysqli_query|mysql_query|pg_query|sqlite3_exec)\b",
+            r"\.(?:Exec|Query|QueryRow)(?:Context)?\s*\(|\bsqlx::query(?:_as|_scalar)?\b",
+        ],
     ),
     // Templating, HTML output and code evaluation. `|safe` needs a
     // template tag on the line: bare, it is a Rust closure parameter.
     // `{{{` needs a name after it (C initialisers and `format!` escapes
     // have digits and braces), `eval(` must not be a method call.
-    rule(
+    (
         Category::Templating,
-        r"\b(?:innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|document\.write)\b",
-    ),
-    rule(
-        Category::Templating,
-        r"\{[{%].*\|\s*(?:safe|raw)\b|\bmark_safe\b|\.html_safe\b|\bMarkup\s*\(",
-    ),
-    rule(
-        Category::Templating,
-        r"\brender_template_string\b|\bhtml!|\bv-html\b|\bPreEscaped\b",
-    ),
-    rule(
-        Category::Templating,
-        r"\b(?:template\.HTML|template\.JS)\s*\(|\{\{\{\s*[A-Za-z_]|<%-|\{!!",
-    ),
-    rule(
-        Category::Templating,
-        r"(?i)\bautoescape\s*(?:=\s*False|\s+(?:off|false))\b",
-    ),
-    rule(
-        Category::Templating,
-        r"(?:^|[^.\w])eval\s*\(|\bnew\s+Function\s*\(",
+        &[
+            r"\b(?:innerHTML|outerHTML|insertAdjacentHTML|dangerouslySetInnerHTML|document\.write)\b",
+            r"\{[{%].*\|\s*(?:safe|raw)\b|\bmark_safe\b|\.html_safe\b|\bMarkup\s*\(",
+            r"\brender_template_string\b|\bhtml!|\bv-html\b|\bPreEscaped\b",
+            r"\b(?:template\.HTML|template\.JS)\s*\(|\{\{\{\s*[A-Za-z_]|<%-|\{!!",
+            r"(?i)\bautoescape\s*(?:=\s*False|\s+(?:off|false))\b",
+            r"(?:^|[^.\w])eval\s*\(|\bnew\s+Function\s*\(",
+        ],
     ),
 ];
 
-/// The compiled rules: one set for the scan, and the `also` conditions.
+/// The rules that need two patterns on one line.
+static PAIRED: &[Rule] = &[
+    // SQL built from strings.
+    Rule {
+        category: Category::Sql,
+        pattern: SQL_STATEMENT,
+        also: Some(SQL_INTERPOLATION),
+    },
+];
+
+/// The compiled rules: one set for the scan, and per rule its category
+/// and `also` condition.
 struct Scanner {
     set: RegexSet,
+    categories: Vec<Category>,
     also: Vec<Option<Regex>>,
 }
 
@@ -423,15 +334,21 @@ fn ascii_boundaries(pattern: &str) -> String {
 /// Compiles the rules once. `None` only if a pattern is malformed, which
 /// the tests rule out: the index then stays empty rather than panicking.
 static SCANNER: LazyLock<Option<Scanner>> = LazyLock::new(|| {
-    let set = RegexSet::new(RULES.iter().map(|r| ascii_boundaries(r.pattern))).ok()?;
-    let also = RULES
+    let rules: Vec<Rule> = rules().collect();
+    let set = RegexSet::new(rules.iter().map(|r| ascii_boundaries(r.pattern))).ok()?;
+    let categories = rules.iter().map(|r| r.category).collect();
+    let also = rules
         .iter()
         .map(|r| match r.also {
             Some(p) => Regex::new(&ascii_boundaries(p)).ok().map(Some),
             None => Some(None),
         })
         .collect::<Option<Vec<_>>>()?;
-    Some(Scanner { set, also })
+    Some(Scanner {
+        set,
+        categories,
+        also,
+    })
 });
 
 /// Scans `files` for security-relevant places, in path then line order.
@@ -459,7 +376,7 @@ pub fn security_index(files: &[CollectedFile]) -> Vec<SecurityHit> {
                     Some(Some(also)) => also.is_match(line),
                     _ => true,
                 })
-                .filter_map(|i| RULES.get(i).map(|r| r.category))
+                .filter_map(|i| scanner.categories.get(i).copied())
                 .collect();
             categories.sort_unstable();
             categories.dedup();
@@ -485,7 +402,7 @@ mod tests {
 
     #[test]
     fn every_rule_compiles() {
-        for r in RULES {
+        for r in rules() {
             assert!(
                 Regex::new(&ascii_boundaries(r.pattern)).is_ok(),
                 "{}",
