@@ -45,6 +45,22 @@ pub fn parse_args<T: DeserializeOwned>(
     })
 }
 
+// Defaults for the tools' argument structs, named in `#[serde(default = ..)]`.
+
+/// The workspace root, for a `path` the model left out.
+pub(crate) fn dot() -> String {
+    ".".to_owned()
+}
+
+pub(crate) fn yes() -> bool {
+    true
+}
+
+/// A count given in the attribute itself: `default = "count::<200>"`.
+pub(crate) fn count<const N: usize>() -> usize {
+    N
+}
+
 fn json_kind(value: &Value) -> &'static str {
     match value {
         Value::Null => "null",

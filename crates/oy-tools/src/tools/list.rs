@@ -8,7 +8,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::args::parse_args;
+use crate::args::{count, dot, parse_args};
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -32,16 +32,8 @@ struct ListArgs {
     depth: Option<usize>,
     #[serde(default)]
     offset: usize,
-    #[serde(default = "default_limit")]
+    #[serde(default = "count::<200>")]
     limit: usize,
-}
-
-fn dot() -> String {
-    ".".to_owned()
-}
-
-fn default_limit() -> usize {
-    200
 }
 
 /// The `list` tool.

@@ -6,7 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::args::parse_args;
+use crate::args::{count, parse_args};
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -35,22 +35,14 @@ enum ReadMode {
 struct ReadArgs {
     path: String,
     /// 1-based first line.
-    #[serde(default = "one")]
+    #[serde(default = "count::<1>")]
     offset: usize,
     /// Max lines.
-    #[serde(default = "default_limit")]
+    #[serde(default = "count::<2000>")]
     limit: usize,
     /// slice: lines from offset; indentation: the indented block around offset.
     #[serde(default)]
     mode: ReadMode,
-}
-
-fn one() -> usize {
-    1
-}
-
-fn default_limit() -> usize {
-    2000
 }
 
 /// The `read` tool.

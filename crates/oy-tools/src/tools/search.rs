@@ -33,7 +33,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::args::parse_args;
+use crate::args::{count, dot, parse_args, yes};
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -67,20 +67,8 @@ struct SearchArgs {
     literal: bool,
     #[serde(default = "yes")]
     case_sensitive: bool,
-    #[serde(default = "default_limit")]
+    #[serde(default = "count::<200>")]
     limit: usize,
-}
-
-fn dot() -> String {
-    ".".to_owned()
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn default_limit() -> usize {
-    200
 }
 
 /// The `search` tool.

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use tokei::{Config, LanguageType};
 
-use crate::args::parse_args;
+use crate::args::{dot, parse_args};
 use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
@@ -27,10 +27,6 @@ const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
 struct SlocArgs {
     #[serde(default = "dot")]
     path: String,
-}
-
-fn dot() -> String {
-    ".".to_owned()
 }
 
 #[derive(Debug, Default, Clone, Copy)]
