@@ -129,67 +129,61 @@ fn message(message: &Message) -> ChatCompletionRequestMessage {
     }
 }
 
-/// One streamed `chat.completion.chunk`; every field may be missing.
+/// One streamed `chat.completion.chunk`. Every field of it and of the
+/// types below may be missing, so each type reads a missing field as its
+/// default (`#[serde(default)]` on the type, not on each field).
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatChunk {
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "null_as_default")]
     pub(crate) choices: Vec<ChatChoice>,
-    #[serde(default)]
     pub(crate) usage: Option<ChatUsage>,
     /// Some gateways report a failure mid-stream as a chunk with `error`.
-    #[serde(default)]
     pub(crate) error: Option<Value>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatChoice {
-    #[serde(default, deserialize_with = "null_as_default")]
+    #[serde(deserialize_with = "null_as_default")]
     pub(crate) index: u32,
-    #[serde(default)]
     pub(crate) delta: Option<ChatDelta>,
-    #[serde(default)]
     pub(crate) finish_reason: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatDelta {
-    #[serde(default)]
     pub(crate) content: Option<String>,
-    #[serde(default)]
     pub(crate) tool_calls: Option<Vec<ChatToolCallDelta>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatToolCallDelta {
-    #[serde(default)]
     pub(crate) index: Option<usize>,
-    #[serde(default)]
     pub(crate) id: Option<String>,
-    #[serde(default)]
     pub(crate) function: Option<ChatFunctionDelta>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatFunctionDelta {
-    #[serde(default)]
     pub(crate) name: Option<String>,
-    #[serde(default)]
     pub(crate) arguments: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct ChatUsage {
-    #[serde(default)]
     pub(crate) prompt_tokens: Option<u64>,
-    #[serde(default)]
     pub(crate) completion_tokens: Option<u64>,
-    #[serde(default)]
     pub(crate) prompt_tokens_details: Option<PromptTokensDetails>,
 }
 
 #[derive(Debug, Default, Deserialize)]
+#[serde(default)]
 pub(crate) struct PromptTokensDetails {
-    #[serde(default)]
     pub(crate) cached_tokens: Option<u64>,
 }
 
