@@ -12,7 +12,6 @@ use serde_json::json;
 
 use crate::cli::ModelArgs;
 use crate::config::Config;
-use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
 use crate::json_text::json_text;
 use crate::provider_setup::{self, cli_error};
@@ -40,7 +39,7 @@ pub(crate) fn run(config: &Config, args: &ModelArgs) -> Result<Exit> {
 /// The provider's models (or why they could not be listed), and the
 /// current default model if one is chosen.
 async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>)> {
-    let settings = provider_setup::settings(config);
+    let settings = config.settings.connect_settings();
     let choice = oy_provider::choose_provider(&settings)
         .await
         .map_err(cli_error)?;
@@ -160,7 +159,7 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
             "warning: could not check `{id}` against the provider's list ({error:#}); saving it anyway"
         )),
     }
-    let dir = config.config_dir.as_deref().ok_or_else(|| {
+    let dir = config.settings.dirs.config_dir.as_deref().ok_or_else(|| {
         UsageError::new("no config directory: set HOME or XDG_CONFIG_HOME to save a default model")
     })?;
     let path = save_model(dir, id)?;
@@ -175,7 +174,7 @@ fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
     let store = Workspace::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     let path = store.path("config.toml")?;
     let host = dir.join("config.toml");
-    let text = match store.read_text(&path, MAX_CONFIG_BYTES) {
+    let text = match store.read_text(&path, oy_config::MAX_CONFIG_BYTES) {
         Ok(text) => text,
         Err(BoundaryError::NotFound { .. }) => String::new(),
         Err(error) => return Err(error).with_context(|| format!("cannot read {}", host.display())),
