@@ -58,6 +58,13 @@ pub enum ConfigError {
         /// Why.
         source: BoundaryError,
     },
+    /// A config text that cannot be edited: it does not parse as TOML (or
+    /// its table cannot be written back).
+    #[error("{message}")]
+    Edit {
+        /// The TOML library's message.
+        message: String,
+    },
     /// The workspace config's path could not be formed in the workspace.
     #[error(transparent)]
     Boundary(#[from] BoundaryError),

@@ -6,7 +6,8 @@
 //! It owns: [`Settings::resolve`] (from [`Overrides`], the [`ConfigTexts`]
 //! a frontend read, an environment lookup, and whether a person is at the
 //! terminal), [`Dirs`] (the XDG directories), the TOML parsing with its
-//! warnings ([`parse_global`], [`parse_workspace`]), and
+//! warnings ([`parse_global`], [`parse_workspace`]), editing the file's
+//! default model ([`with_model`]), and
 //! [`Settings::connect_settings`], [`Settings::agent_options`],
 //! [`Settings::audit_window`] and [`Settings::sandbox_inputs`]; errors are
 //! a typed [`ConfigError`].
@@ -17,6 +18,7 @@
 //! Only frontends depend on it.
 
 mod dirs;
+mod edit;
 mod error;
 mod file;
 mod overrides;
@@ -24,6 +26,7 @@ mod settings;
 mod wiring;
 
 pub use dirs::Dirs;
+pub use edit::with_model;
 pub use error::ConfigError;
 pub use file::{
     GlobalFile, MAX_CONFIG_BYTES, WORKSPACE_CONFIG, parse_global, parse_workspace,
