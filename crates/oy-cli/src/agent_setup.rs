@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use oy_agent::{Agent, AgentBuilder, AgentEventSink, AgentOptions, SessionStore};
+use oy_agent::{Agent, AgentBuilder, AgentEventSink, SessionStore};
 use oy_tools::CancelToken;
 
 use crate::approver::TerminalPrompt;
@@ -38,7 +38,7 @@ impl Resume {
 
 /// `DATA_DIR/sessions`, created private on first use.
 pub(crate) fn session_store(config: &Config) -> Result<SessionStore> {
-    let data_dir = config.data_dir.as_deref().ok_or_else(|| {
+    let data_dir = config.settings.dirs.data_dir.as_deref().ok_or_else(|| {
         UsageError::new("no data directory for sessions: set XDG_DATA_HOME or HOME")
     })?;
     let dir = private_dir(data_dir, Some("sessions"))?;
@@ -82,11 +82,6 @@ pub(crate) fn build(
         }
     };
     let cancel = CancelToken::new();
-    let mut options = AgentOptions::default();
-    if let Some(max) = config.max_turns_with(max_turns) {
-        options.max_turns = max.max(1);
-    }
-    options.context_window = config.context_window;
     let child_env = config.child_env.clone();
     let sandbox = Arc::clone(&config.sandbox);
     crate::render::announce_sandbox(config);
@@ -94,10 +89,10 @@ pub(crate) fn build(
     let description = connected.description;
     let mut builder = AgentBuilder::new(connected.provider, connected.model)
         .workspace(Arc::new(workspace))
-        .policy(config.policy)
+        .policy(config.settings.policy)
         .registry(registry)
         .events(events)
-        .options(options)
+        .options(config.settings.agent_options(max_turns))
         .session_store(Arc::clone(&store))
         .configure_tools(move |tools| {
             tools
@@ -105,7 +100,7 @@ pub(crate) fn build(
                 .with_sandbox(sandbox)
                 .with_cancel(token)
         });
-    if config.policy.interactive {
+    if config.settings.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         builder = builder.approver(prompt.clone()).asker(prompt);
     }

@@ -11,7 +11,6 @@ mod approver;
 mod cli;
 mod commands;
 mod config;
-mod config_file;
 mod exit;
 mod json_text;
 mod private_dir;

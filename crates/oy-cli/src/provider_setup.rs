@@ -1,37 +1,21 @@
-//! The provider adapter: the resolved `Config` as `oy_provider`'s
-//! `ConnectSettings`, the AWS configuration loaded for Bedrock (aws-config,
+//! The provider adapter: connecting with the settings' `ConnectSettings`,
+//! the AWS configuration loaded for Bedrock (aws-config,
 //! the standard credential chain), and `ConnectError` as the command
 //! line's messages, naming its flags. The choice itself is
 //! `oy_provider::connect`'s.
 
 use anyhow::Result;
-use oy_provider::{AwsConfig, AwsSettings, ConnectError, ConnectSettings, Sourced};
+use oy_provider::{AwsConfig, AwsSettings, ConnectError};
 
 use crate::config::Config;
 use crate::exit::UsageError;
 
 pub(crate) use oy_provider::Connected;
 
-/// The provider settings `config` resolved.
-pub(crate) fn settings(config: &Config) -> ConnectSettings {
-    let sourced = |value: &Option<String>, source: &Option<String>, default: &str| {
-        let source = source.clone().unwrap_or_else(|| default.to_owned());
-        value.clone().map(|value| Sourced::new(value, source))
-    };
-    let mut settings = ConnectSettings::default();
-    settings.providers.clone_from(&config.providers);
-    settings.provider = sourced(&config.provider, &config.provider_source, "--provider");
-    settings.model = sourced(&config.model, &config.model_source, "configured");
-    settings.wire_api = config.wire_api;
-    settings.idle_timeout = config.idle_timeout;
-    settings.env.clone_from(&config.provider_env);
-    settings
-}
-
 /// Builds the provider the config names or the environment implies, and
 /// picks its model.
 pub(crate) async fn connect(config: &Config) -> Result<Connected> {
-    let connected = oy_provider::connect(&settings(config), load_aws).await;
+    let connected = oy_provider::connect(&config.settings.connect_settings(), load_aws).await;
     connected.map_err(cli_error)
 }
 

@@ -304,7 +304,7 @@ fn one_line(text: &str, max: usize) -> String {
 #[expect(clippy::print_stderr, reason = "a one-line diagnostic for the person")]
 pub(crate) fn announce_sandbox(config: &crate::Config) {
     static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if config.policy.mode == oy_tools::Mode::Plan {
+    if config.settings.policy.mode == oy_tools::Mode::Plan {
         return;
     }
     let Some(warning) = config.sandbox.warning() else {
@@ -313,7 +313,7 @@ pub(crate) fn announce_sandbox(config: &crate::Config) {
     if SAID.swap(true, std::sync::atomic::Ordering::SeqCst) {
         return;
     }
-    if config.policy.mode == oy_tools::Mode::AutoApprove {
+    if config.settings.policy.mode == oy_tools::Mode::AutoApprove {
         eprintln!(
             "oy: WARNING: auto-approve runs every command without asking, and {}",
             terminal_safe(&warning)

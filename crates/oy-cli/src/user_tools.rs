@@ -20,12 +20,18 @@ pub(crate) fn registry_for(config: &Config) -> Result<(Registry, Workspace)> {
     let workspace = Workspace::open(&config.root)
         .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
     let mut registry = oy_tools::default_registry();
-    let global = match config.config_dir.as_ref().map(|dir| dir.join("tools.json")) {
+    let global = match config
+        .settings
+        .dirs
+        .config_dir
+        .as_ref()
+        .map(|dir| dir.join("tools.json"))
+    {
         Some(path) => read_global(&path)?.map(|text| (path.display().to_string(), text)),
         None => None,
     };
     // Without a data dir, approval lasts for this run only.
-    let mut store: Box<dyn TrustStore> = match &config.data_dir {
+    let mut store: Box<dyn TrustStore> = match &config.settings.dirs.data_dir {
         Some(dir) => Box::new(FileTrustStore::new(dir)),
         None => Box::new(MemoryTrustStore::default()),
     };
@@ -38,7 +44,7 @@ pub(crate) fn registry_for(config: &Config) -> Result<(Registry, Workspace)> {
             .map(|(source, text)| GlobalManifest { source, text }),
         store.as_mut(),
         config.trust_workspace_tools,
-        |request| config.policy.interactive && prompt.confirm(&question(request)),
+        |request| config.settings.policy.interactive && prompt.confirm(&question(request)),
     )?;
     match outcome {
         WorkspaceTools::Untrusted { digest } => crate::report::hint(&format!(

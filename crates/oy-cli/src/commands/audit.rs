@@ -9,8 +9,8 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context, Result};
 use oy_audit::{
-    AuditError, AuditOptions, ContextWindow, Inclusion, PreparedAudit, ReportFormat, ReportTarget,
-    ReviewProgress, WindowSource,
+    AuditError, AuditOptions, Inclusion, PreparedAudit, ReportFormat, ReportTarget, ReviewProgress,
+    WindowSource,
 };
 use oy_boundary::Workspace;
 use oy_tools::{CancelToken, ChildKiller};
@@ -31,13 +31,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     };
     // Checked before any work: the report must land inside the workspace.
     let target = ReportTarget::check(&workspace, args.out.as_deref(), format).map_err(flagged)?;
-    let window = ContextWindow::choose(
-        config.context_window,
-        config.model.as_deref(),
-        oy_agent::known_window,
-        oy_agent::FALLBACK_WINDOW,
-    );
-    let mut options = AuditOptions::new(target.clone(), window);
+    let mut options = AuditOptions::new(target.clone(), config.settings.audit_window());
     options.collect.scope.clone_from(&args.path);
     options.collect.max_file_bytes = args.max_file_bytes;
     options.collect.include_hidden = args.include_hidden;

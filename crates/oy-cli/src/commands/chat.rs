@@ -244,7 +244,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
         )),
         ChatInput::Mode(Some(name)) => match name.parse::<Mode>() {
             Ok(mode) => {
-                let policy = config.policy_for_mode(mode);
+                let policy = config.settings.policy_for_mode(mode);
                 agent.set_policy(policy);
                 if policy.mode != mode {
                     say_styled(
@@ -333,7 +333,7 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
 }
 
 fn history_file(config: &Config) -> Result<Option<PathBuf>> {
-    let Some(data_dir) = &config.data_dir else {
+    let Some(data_dir) = &config.settings.dirs.data_dir else {
         return Ok(None);
     };
     let dir = crate::private_dir::private_dir(data_dir, None)?;

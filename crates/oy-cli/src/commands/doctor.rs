@@ -70,7 +70,7 @@ pub(crate) fn run(config: &Config) -> Result<Exit> {
 }
 
 fn paths(config: &Config, report: &mut Report) {
-    match &config.config_file {
+    match &config.settings.config_file {
         Some((path, true)) => report.line("config file", format!("{} (loaded)", path.display())),
         Some((path, false)) => report.line(
             "config file",
@@ -83,7 +83,7 @@ fn paths(config: &Config, report: &mut Report) {
             );
         }
     }
-    for warning in &config.warnings {
+    for warning in &config.settings.warnings {
         report.line("warning", warning);
     }
     let workspace = match Workspace::open(&config.root) {
@@ -100,7 +100,7 @@ fn paths(config: &Config, report: &mut Report) {
             None
         }
     };
-    match &config.workspace_config {
+    match &config.settings.workspace_config {
         Some((path, effects)) if effects.is_empty() => {
             report.line(
                 "workspace config",
@@ -117,14 +117,14 @@ fn paths(config: &Config, report: &mut Report) {
         "mode",
         format!(
             "{} (network {})",
-            config.policy.mode,
-            config.policy.network.name()
+            config.settings.policy.mode,
+            config.settings.policy.network.name()
         ),
     );
-    if let Some(turns) = config.max_turns_with(None) {
+    if let Some(turns) = config.settings.max_turns_with(None) {
         report.line("max turns", turns);
     }
-    match &config.data_dir {
+    match &config.settings.dirs.data_dir {
         Some(dir) => report.line("data dir", format!("{} (sessions, history)", dir.display())),
         None => report.blocker(
             "data dir",
@@ -191,7 +191,7 @@ fn sandbox(config: &Config, report: &mut Report) {
 }
 
 async fn provider(config: &Config, report: &mut Report) {
-    let settings = provider_setup::settings(config);
+    let settings = config.settings.connect_settings();
     let choice = match oy_provider::choose_provider(&settings)
         .await
         .map_err(cli_error)

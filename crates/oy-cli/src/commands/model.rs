@@ -12,7 +12,6 @@ use serde_json::json;
 
 use crate::cli::ModelArgs;
 use crate::config::Config;
-use crate::config_file::MAX_CONFIG_BYTES;
 use crate::exit::{Exit, UsageError};
 use crate::json_text::json_text;
 use crate::provider_setup::{self, cli_error};
@@ -40,7 +39,7 @@ pub(crate) fn run(config: &Config, args: &ModelArgs) -> Result<Exit> {
 /// The provider's models (or why they could not be listed), and the
 /// current default model if one is chosen.
 async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>)> {
-    let settings = provider_setup::settings(config);
+    let settings = config.settings.connect_settings();
     let choice = oy_provider::choose_provider(&settings)
         .await
         .map_err(cli_error)?;
@@ -160,7 +159,7 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
             "warning: could not check `{id}` against the provider's list ({error:#}); saving it anyway"
         )),
     }
-    let dir = config.config_dir.as_deref().ok_or_else(|| {
+    let dir = config.settings.dirs.config_dir.as_deref().ok_or_else(|| {
         UsageError::new("no config directory: set HOME or XDG_CONFIG_HOME to save a default model")
     })?;
     let path = save_model(dir, id)?;
@@ -175,12 +174,12 @@ fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
     let store = Workspace::open(dir).with_context(|| format!("cannot open {}", dir.display()))?;
     let path = store.path("config.toml")?;
     let host = dir.join("config.toml");
-    let text = match store.read_text(&path, MAX_CONFIG_BYTES) {
+    let text = match store.read_text(&path, oy_config::MAX_CONFIG_BYTES) {
         Ok(text) => text,
         Err(BoundaryError::NotFound { .. }) => String::new(),
         Err(error) => return Err(error).with_context(|| format!("cannot read {}", host.display())),
     };
-    let updated = with_model(&text, id).with_context(|| {
+    let updated = oy_config::with_model(&text, id).with_context(|| {
         format!(
             "cannot update {}: it does not parse as TOML",
             host.display()
@@ -190,68 +189,9 @@ fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
     Ok(host)
 }
 
-/// `text` with the top-level `model` key set to `id`: the existing line
-/// replaced in place (or a new first line), checked by parsing; a file too
-/// unusual for that is rewritten from its parsed table.
-fn with_model(text: &str, id: &str) -> Result<String> {
-    let value = toml::Value::String(id.to_owned()).to_string();
-    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
-    let top_level_end = lines
-        .iter()
-        .position(|line| line.trim_start().starts_with('['))
-        .unwrap_or(lines.len());
-    let existing = lines[..top_level_end].iter().position(|line| {
-        let line = line.trim_start();
-        line.strip_prefix("model")
-            .is_some_and(|rest| rest.trim_start().starts_with('='))
-    });
-    match existing {
-        Some(at) => lines[at] = format!("model = {value}"),
-        None => lines.insert(0, format!("model = {value}")),
-    }
-    let mut edited = lines.join("\n");
-    edited.push('\n');
-    if let Ok(table) = toml::from_str::<toml::Table>(&edited)
-        && table.get("model").and_then(toml::Value::as_str) == Some(id)
-    {
-        return Ok(edited);
-    }
-    let mut table: toml::Table = toml::from_str(text)?;
-    table.insert("model".to_owned(), toml::Value::String(id.to_owned()));
-    Ok(toml::to_string(&table)?)
-}
-
 /// A diagnostic on stderr. Messages carry model ids, the filter, server
 /// errors and the config path, so they pass through [`terminal_safe`].
 #[expect(clippy::print_stderr, reason = "diagnostics go to stderr")]
 fn note(message: &str) {
     eprintln!("oy: {}", terminal_safe(message));
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_model;
-
-    #[test]
-    fn replaces_the_model_line_and_keeps_the_rest() {
-        let text = "# mine\nmodel = \"old\"\nmode = \"plan\"\n\n[providers.x]\nmodel = \"keep\"\n";
-        let out = with_model(text, "new").unwrap();
-        assert_eq!(
-            out,
-            "# mine\nmodel = \"new\"\nmode = \"plan\"\n\n[providers.x]\nmodel = \"keep\"\n"
-        );
-    }
-
-    #[test]
-    fn adds_a_model_line_before_the_tables() {
-        let out = with_model("[providers.x]\nmodel = \"keep\"\n", "a\"b").unwrap();
-        let table: toml::Table = toml::from_str(&out).unwrap();
-        assert_eq!(table["model"].as_str(), Some("a\"b"));
-        assert_eq!(table["providers"]["x"]["model"].as_str(), Some("keep"));
-    }
-
-    #[test]
-    fn starts_an_empty_file() {
-        assert_eq!(with_model("", "m").unwrap(), "model = \"m\"\n");
-    }
 }

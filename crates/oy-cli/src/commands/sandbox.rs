@@ -18,7 +18,7 @@ pub(crate) fn run(config: &Config, args: &SandboxArgs) -> Result<Exit> {
     let workspace = Workspace::open(&config.root)
         .with_context(|| format!("cannot open the workspace {}", config.root.display()))?;
     let root = workspace.root().to_path_buf();
-    let network = config.policy.network == Network::Allow;
+    let network = config.settings.policy.network == Network::Allow;
     let Some((program, rest)) = args.command.split_first() else {
         show(config, &root, network)?;
         return Ok(Exit::Ok);

@@ -24,7 +24,7 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     let raw = raw_arguments(&registry, args)?;
     let store = match &args.session {
         Some(name) => {
-            let data_dir = config.data_dir.as_deref().ok_or_else(|| {
+            let data_dir = config.settings.dirs.data_dir.as_deref().ok_or_else(|| {
                 UsageError::new("--session needs a data directory: set XDG_DATA_HOME or HOME")
             })?;
             Some(StateStore::open(data_dir, name)?)
@@ -32,12 +32,12 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         None => None,
     };
     let cancel = CancelToken::new();
-    let mut ctx = ToolContext::new(Arc::new(workspace), config.policy)
+    let mut ctx = ToolContext::new(Arc::new(workspace), config.settings.policy)
         .with_child_env(config.child_env.clone())
         .with_sandbox(Arc::clone(&config.sandbox))
         .with_cancel(cancel.clone());
     crate::render::announce_sandbox(config);
-    if config.policy.interactive {
+    if config.settings.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);
     }

@@ -30,7 +30,7 @@ fn json_specs(config: &Config, specs: &[&ToolSpec], pretty: bool) -> Result<Stri
     // describes the mode, not the terminal it is printed on.
     let policy = Policy {
         interactive: true,
-        ..config.policy
+        ..config.settings.policy
     };
     let specs: Vec<Value> = specs
         .iter()

@@ -1,22 +1,23 @@
 //! The TOML config files: the user's `$XDG_CONFIG_HOME/oy/config.toml`
 //! (trusted, may set anything) and a workspace's `.oy/config.toml` (comes
 //! with the repository, so it may only lower privileges). Parsing only: the
-//! precedence between flags, environment and files lives in `config.rs`.
+//! precedence between flags, environment and files is in `settings.rs`.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use oy_boundary::{BoundaryError, Workspace};
 use oy_provider::ProviderTable;
 use oy_tools::{Ceiling, Mode, Network, SandboxSetting};
 use serde::{Deserialize, Deserializer};
 
-use crate::exit::UsageError;
+use crate::ConfigError;
 
 /// Largest config file read; a config is a few lines.
-pub(crate) const MAX_CONFIG_BYTES: u64 = 256 * 1024;
+pub const MAX_CONFIG_BYTES: u64 = 256 * 1024;
 
 /// The workspace config, relative to the root.
-pub(crate) const WORKSPACE_CONFIG: &str = ".oy/config.toml";
+pub const WORKSPACE_CONFIG: &str = ".oy/config.toml";
 
 const TOP_KEYS: &[&str] = &[
     "model",
@@ -36,24 +37,33 @@ const WORKSPACE_KEYS: &[&str] = &["mode", "network", "max_turns", "sandbox"];
 
 /// The global config file's settings.
 #[derive(Debug, Default, Deserialize)]
-pub(crate) struct GlobalFile {
-    pub(crate) model: Option<String>,
-    pub(crate) provider: Option<String>,
+#[non_exhaustive]
+pub struct GlobalFile {
+    /// `model`: the default model.
+    pub model: Option<String>,
+    /// `provider`: the default provider's name.
+    pub provider: Option<String>,
+    /// `mode`.
     #[serde(default, deserialize_with = "mode")]
-    pub(crate) mode: Option<Mode>,
+    pub mode: Option<Mode>,
+    /// `network`.
     #[serde(default, deserialize_with = "network")]
-    pub(crate) network: Option<Network>,
-    pub(crate) max_turns: Option<u32>,
-    pub(crate) context_window: Option<u64>,
-    pub(crate) idle_timeout_secs: Option<u64>,
+    pub network: Option<Network>,
+    /// `max_turns`.
+    pub max_turns: Option<u32>,
+    /// `context_window`, when a provider table gives none.
+    pub context_window: Option<u64>,
+    /// `idle_timeout_secs`.
+    pub idle_timeout_secs: Option<u64>,
     /// `on` or `off`: the command sandbox.
     #[serde(default, deserialize_with = "sandbox")]
-    pub(crate) sandbox: Option<SandboxSetting>,
+    pub sandbox: Option<SandboxSetting>,
     /// More paths commands may read (`~/` is the home directory).
     #[serde(default)]
-    pub(crate) sandbox_read: Vec<String>,
+    pub sandbox_read: Vec<String>,
+    /// `[providers.NAME]` tables.
     #[serde(default)]
-    pub(crate) providers: BTreeMap<String, ProviderTable>,
+    pub providers: BTreeMap<String, ProviderTable>,
 }
 
 /// What a workspace config may say: the TOML shape of a [`Ceiling`].
@@ -68,12 +78,10 @@ struct WorkspaceFile {
     sandbox: Option<SandboxSetting>,
 }
 
-/// Parses the global config. Unknown keys become warnings; anything that
-/// does not parse is a usage error naming the file and line.
-pub(crate) fn parse_global(
-    path: &Path,
-    text: &str,
-) -> Result<(GlobalFile, Vec<String>), UsageError> {
+/// Parses the global config at `path` (named in messages). Unknown keys
+/// become warnings; anything that does not parse is an error naming the
+/// file and line.
+pub fn parse_global(path: &Path, text: &str) -> Result<(GlobalFile, Vec<String>), ConfigError> {
     let file: GlobalFile =
         toml::from_str(text).map_err(|error| syntax_error(path, text, &error))?;
     let table: toml::Table =
@@ -105,10 +113,7 @@ pub(crate) fn parse_global(
 
 /// Parses a workspace config into its ceiling. Every key but the ones
 /// that can only lower privileges is ignored with a warning.
-pub(crate) fn parse_workspace(
-    path: &Path,
-    text: &str,
-) -> Result<(Ceiling, Vec<String>), UsageError> {
+pub fn parse_workspace(path: &Path, text: &str) -> Result<(Ceiling, Vec<String>), ConfigError> {
     let WorkspaceFile {
         mode,
         network,
@@ -136,20 +141,34 @@ pub(crate) fn parse_workspace(
     Ok((ceiling, warnings))
 }
 
-/// `PATH: line L, column C: message`, from the error's byte span.
-fn syntax_error(path: &Path, text: &str, error: &toml::de::Error) -> UsageError {
-    let message = error.message().trim();
-    match error.span() {
-        Some(span) => {
-            let before = &text[..span.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
-            UsageError::new(format!(
-                "invalid config file {} at line {line}, column {column}: {message}",
-                path.display()
-            ))
-        }
-        None => UsageError::new(format!("invalid config file {}: {message}", path.display())),
+/// The workspace config's host path and text, read through the boundary
+/// of a workspace the frontend opened. Missing is fine; present but
+/// unreadable (a link out of the root, too large, binary) fails closed,
+/// since it may have been meant to restrict.
+pub fn read_workspace_config(
+    workspace: &Workspace,
+) -> Result<Option<(PathBuf, String)>, ConfigError> {
+    let path = workspace.path(WORKSPACE_CONFIG)?;
+    let host = workspace.host_path(&path);
+    match workspace.read_text(&path, MAX_CONFIG_BYTES) {
+        Ok(text) => Ok(Some((host, text))),
+        Err(BoundaryError::NotFound { .. }) => Ok(None),
+        Err(source) => Err(ConfigError::WorkspaceUnreadable { path: host, source }),
+    }
+}
+
+/// The error at the parser's byte span, as a line and column.
+fn syntax_error(path: &Path, text: &str, error: &toml::de::Error) -> ConfigError {
+    let at = error.span().map(|span| {
+        let before = &text[..span.start.min(text.len())];
+        let line = before.matches('\n').count() + 1;
+        let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
+        (line, column)
+    });
+    ConfigError::Syntax {
+        path: path.to_owned(),
+        at,
+        message: error.message().trim().to_owned(),
     }
 }
 
@@ -177,19 +196,17 @@ mod tests {
     #[test]
     fn reports_line_of_a_syntax_error() {
         let error = parse_global(Path::new("c.toml"), "model = \"a\"\nmode = \n").unwrap_err();
-        assert!(
-            error.message.contains("c.toml at line 2"),
-            "{}",
-            error.message
-        );
+        let message = error.to_string();
+        assert!(message.contains("c.toml at line 2"), "{message}");
     }
 
     #[test]
     fn reports_line_of_a_bad_mode() {
         let error =
             parse_global(Path::new("c.toml"), "model = \"a\"\n\nmode = \"yolo\"\n").unwrap_err();
-        assert!(error.message.contains("line 3"), "{}", error.message);
-        assert!(error.message.contains("yolo"), "{}", error.message);
+        let message = error.to_string();
+        assert!(message.contains("line 3"), "{message}");
+        assert!(message.contains("yolo"), "{message}");
     }
 
     #[test]
