@@ -34,7 +34,6 @@ mod pump;
 pub mod retry;
 mod scripted;
 mod secret;
-mod userinfo;
 
 pub use autodetect::{
     LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,

@@ -88,7 +88,10 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("request_timeout", &self.request_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("allow_insecure_key", &self.allow_insecure_key)
-            .field("proxy", &self.proxy.as_deref().map(redact_userinfo))
+            .field(
+                "proxy",
+                &self.proxy.as_deref().map(oy_secrets::redact_userinfo),
+            )
             .finish()
     }
 }
@@ -337,21 +340,6 @@ fn is_loopback(url: &reqwest::Url) -> bool {
             let name = bare.trim_end_matches('.').to_ascii_lowercase();
             name == "localhost" || name.ends_with(".localhost")
         }
-    }
-}
-
-/// A URL with any `user:password@` taken out, for `Debug`.
-fn redact_userinfo(text: &str) -> String {
-    match reqwest::Url::parse(text) {
-        Ok(mut url) => {
-            if !url.username().is_empty() || url.password().is_some() {
-                // Only fails for URLs that cannot have credentials at all.
-                let _ = url.set_username("***");
-                let _ = url.set_password(None);
-            }
-            url.to_string()
-        }
-        Err(_) => "<invalid proxy URL>".to_owned(),
     }
 }
 

@@ -2,23 +2,25 @@
 //! sessions, user tools) — the caller's environment with credential-like
 //! variables removed, plus names the user allowed on purpose.
 //!
-//! A variable goes when its name says credential (`names`), when its value
-//! has a secret's shape whatever the name (`value_shapes`), or, for git's
+//! A variable goes when its name says credential
+//! ([`oy_secrets::is_credential_name`]), when its value has a secret's
+//! shape whatever the name ([`oy_secrets::is_secret_value`]), or, for git's
 //! `GIT_CONFIG_KEY_<n>`/`GIT_CONFIG_VALUE_<n>` pairs, when either half does
-//! (`git_config`, which also keeps `GIT_CONFIG_COUNT` consistent).
+//! (`git_config`, which also keeps `GIT_CONFIG_COUNT` consistent). What a
+//! secret looks like is `oy-secrets`' business, shared with the audit's
+//! redactor; this module owns only how the environment is filtered.
 //!
 //! The library never reads the process environment itself: the frontend
 //! hands its variables to [`ChildEnv::filtered`].
 
 mod git_config;
-mod names;
-mod value_shapes;
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::OsStrExt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use git_config::{GitConfigEnv, Member};
+use oy_secrets::{is_credential_name, is_secret_value};
 
 /// True when a variable should not reach a child process: its name looks
 /// like a credential, or its value has a secret's shape (a published token
@@ -33,9 +35,9 @@ pub fn is_credential_like(name: &OsStr, value: &OsStr) -> bool {
         Some(Member::Key(_)) => git_config::is_credential_setting(&value),
         Some(Member::Value(_) | Member::Count) => false,
         None if name == "GIT_CONFIG_PARAMETERS" => git_config::parameters_set_credential(&value),
-        None => names::is_credential_name(&name),
+        None => is_credential_name(&name),
     };
-    by_name || value_shapes::is_secret(&value)
+    by_name || is_secret_value(&value)
 }
 
 /// `PATH` without empty or relative entries: those make program lookup
@@ -51,8 +53,9 @@ fn absolute_path_entries(value: &OsStr) -> OsString {
 }
 
 /// The environment for child processes. Filtering happens on first use,
-/// not when it is made: the value shapes are one large automaton (about
-/// 2 ms to build), and a run that starts no process should not pay for it.
+/// not when it is made: the value shapes are one large automaton (a few
+/// milliseconds to build, see `oy-secrets`), and a run that starts no
+/// process should not pay for it.
 /// Clones share the result.
 #[derive(Clone)]
 pub struct ChildEnv {

@@ -607,3 +607,48 @@ fn the_prefilter_keeps_redaction_fast_on_large_text() {
     assert!(!redacted.contains("CANARY"));
     assert!(started.elapsed() < std::time::Duration::from_secs(20));
 }
+
+#[test]
+fn every_secret_shape_of_the_shared_table_is_redacted() {
+    // The table is the one the child-process environment filter drops
+    // variables by (`oy-secrets`). A text shape names its line; a shape
+    // that holds only in single values is still caught by the audit's own
+    // heuristics.
+    let mut failures = Vec::new();
+    for shape in oy_secrets::shapes() {
+        let text = format!("let before = 1;\n{}\nlet after = 2;\n", shape.example());
+        let (redacted, redactions) = redact(&text);
+        let lines: Vec<&str> = redacted.lines().collect();
+        let kinds: Vec<&str> = redactions.iter().map(|r| r.kind).collect();
+        let named = !shape.scope().in_text() || kinds == [shape.kind()];
+        if lines.first() != Some(&"let before = 1;")
+            || lines.last() != Some(&"let after = 2;")
+            || redactions.iter().map(|r| r.line).collect::<Vec<_>>() != [2]
+            || !named
+            || redacted.contains(shape.example())
+        {
+            failures.push(format!("{}: {redactions:?}", shape.kind()));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+proptest! {
+    #[test]
+    fn redaction_never_leaves_a_planted_secret_behind(
+        index in 0..64_usize,
+        lines in proptest::collection::vec(line_strategy(), 0..6),
+        at in 0..6_usize,
+    ) {
+        let text_shapes: Vec<&oy_secrets::Shape> = oy_secrets::shapes()
+            .iter()
+            .filter(|shape| shape.scope().in_text())
+            .collect();
+        let secret = text_shapes[index % text_shapes.len()].example();
+        let mut lines = lines;
+        lines.insert(at.min(lines.len()), format!("  value {secret} end"));
+        let text = lines.join("\n") + "\n";
+        let (redacted, _) = redact(&text);
+        prop_assert!(!redacted.contains(secret), "{text:?}");
+    }
+}

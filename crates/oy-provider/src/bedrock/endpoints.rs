@@ -5,7 +5,7 @@
 //! never sent the other's calls: a runtime VPC endpoint or proxy answers
 //! the control plane's paths with 404.
 
-use crate::userinfo::without_userinfo;
+use oy_secrets::redact_userinfo;
 
 /// The host label that names the runtime service in AWS endpoint names
 /// (`bedrock-runtime.us-east-1.amazonaws.com`,
@@ -101,7 +101,7 @@ fn derive_control(url: &str) -> Option<String> {
 /// (any `user:password@` hidden) or `the Bedrock runtime in REGION`.
 pub(crate) fn describe(api: &str, url: Option<&str>, region: Option<&str>) -> String {
     match (url, region) {
-        (Some(url), _) => format!("the Bedrock {api} at {}", without_userinfo(url)),
+        (Some(url), _) => format!("the Bedrock {api} at {}", redact_userinfo(url)),
         (None, Some(region)) => format!("the Bedrock {api} in {region}"),
         (None, None) => format!("the Bedrock {api} (no region configured)"),
     }

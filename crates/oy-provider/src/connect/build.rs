@@ -86,7 +86,8 @@ async fn bedrock_provider(
             .build()
     });
     let endpoint = match (&bedrock.endpoint_url, sdk.region()) {
-        (Some(url), _) => url.clone(),
+        // Shown in the session header: never with a login in it.
+        (Some(url), _) => oy_secrets::redact_userinfo(url).into_owned(),
         (None, Some(region)) => format!("Bedrock in {region}"),
         (None, None) => "Bedrock (no region configured)".to_owned(),
     };

@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use super::proxy::{host_of, proxy_for};
 use super::{ConnectError, ConnectSettings, ProviderKind, ProviderTable, WireApi};
-use crate::userinfo::without_userinfo;
 use crate::{LocalServer, LocalServerKind, ModelInfo, OpenAiConfig, Secret, probe_servers};
+use oy_secrets::redact_userinfo;
 
 /// OpenAI's own API root, for the built-in `openai`.
 const OPENAI_URL: &str = "https://api.openai.com/v1";
@@ -72,13 +72,13 @@ impl Choice {
     /// Where requests go, without secrets.
     pub fn endpoint(&self) -> String {
         match &self.backend {
-            Backend::OpenAi { config, .. } => without_userinfo(&config.base_url),
+            Backend::OpenAi { config, .. } => redact_userinfo(&config.base_url).into_owned(),
             Backend::Bedrock(BedrockChoice {
                 region,
                 endpoint_url,
                 ..
             }) => match (endpoint_url, region) {
-                (Some(url), _) => without_userinfo(url),
+                (Some(url), _) => redact_userinfo(url).into_owned(),
                 (None, Some(region)) => format!("Bedrock in {region}"),
                 (None, None) => "Bedrock in the AWS profile's region".to_owned(),
             },

@@ -26,3 +26,12 @@ fn auth_errors_name_the_credential_never_its_value() {
     let error = ProviderError::status(403, None, "", None);
     assert!(error.to_string().contains("no key was sent"), "{error}");
 }
+
+#[test]
+fn a_proxy_login_is_redacted_in_debug() {
+    let mut config = oy_provider::OpenAiConfig::new("http://127.0.0.1:8080/v1");
+    config.proxy = Some("http://user:hunter2@proxy.internal:3128".to_owned());
+    let text = format!("{config:?}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(text.contains("http://***@proxy.internal:3128"), "{text}");
+}

@@ -12,7 +12,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::ffi::OsString;
 
-use super::{names, value_shapes};
+use oy_secrets::{has_userinfo, is_credential_name, is_secret_value};
 
 const COUNT: &str = "GIT_CONFIG_COUNT";
 const KEY_PREFIX: &str = "GIT_CONFIG_KEY_";
@@ -72,9 +72,9 @@ pub(super) fn is_credential_setting(key: &str) -> bool {
         // `url.https://user:token@host/.insteadOf`: the rewritten URL logs in.
         || section == "url"
             && matches!(name, "insteadof" | "pushinsteadof")
-            && value_shapes::url_with_userinfo(middle)
+            && has_userinfo(middle)
         // `*.password`, `*.token`, `http.cookieFile`, `core.askPass`.
-        || names::is_credential_name(name)
+        || is_credential_name(name)
 }
 
 /// True when `GIT_CONFIG_PARAMETERS` (what `git -c` hands to its children,
@@ -230,5 +230,5 @@ fn pair_var(prefix: &str, index: usize, value: OsString) -> (OsString, OsString)
 fn is_secret_pair(key: &OsString, value: &OsString) -> bool {
     let key = key.to_string_lossy();
     let value = value.to_string_lossy();
-    is_credential_setting(&key) || value_shapes::is_secret(&key) || value_shapes::is_secret(&value)
+    is_credential_setting(&key) || is_secret_value(&key) || is_secret_value(&value)
 }

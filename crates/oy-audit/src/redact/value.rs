@@ -1,0 +1,175 @@
+//! Whether a value given to a secret-named name looks like a real secret:
+//! length and entropy for keys, anything but code or a placeholder for
+//! passwords.
+
+use oy_secrets::is_placeholder;
+
+/// Bare letters-only values that are words of code or configuration, not
+/// passwords (`password: String,`, `secret: SecretStr`, `pass: true`).
+const NOT_PASSWORD_WORDS: &[&str] = &[
+    "string",
+    "str",
+    "secretstr",
+    "secretstring",
+    "secretbytes",
+    "secretbox",
+    "secretvec",
+    "bytes",
+    "option",
+    "optional",
+    "required",
+    "none",
+    "null",
+    "nil",
+    "true",
+    "false",
+    "undefined",
+    "hidden",
+    "text",
+    "string_type",
+];
+
+/// Whether a value given to a secret-named name looks like a real secret.
+/// `letters_ok`: a bare word of letters alone ends a config entry
+/// (`PASSWORD=Word`), so it may be a password rather than code.
+pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters_ok: bool) -> bool {
+    let length = value.chars().count();
+    if is_placeholder(value, bare) || names_a_secret(value) || is_path(value) {
+        return false;
+    }
+    if !password_like {
+        return length >= 12
+            && !value.chars().any(char::is_whitespace)
+            && !(bare && is_code_reference(value))
+            && shannon_entropy(value) >= 3.0;
+    }
+    // Passwords: no entropy needed, letters alone will do, and a quoted
+    // one may hold spaces (but a sentence is a message, not a password).
+    if length < 6 {
+        return false;
+    }
+    if !bare {
+        let sentence = value.contains(char::is_whitespace)
+            && (value.ends_with(['.', '!', '?', ':'])
+                || mentions_secret_word(&value.to_ascii_lowercase()));
+        return !sentence;
+    }
+    if value.starts_with(['/', '~']) || value.starts_with("./") || is_code_reference_symbol(value) {
+        return false;
+    }
+    let lower = value.to_ascii_lowercase();
+    let identifier = value
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && value.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let dotted = value.contains('.')
+        && value
+            .split('.')
+            .all(|s| s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') && !s.is_empty())
+        && !value.chars().next().is_some_and(|c| c.is_ascii_digit());
+    if dotted && value.split('.').count() > 1 && value.chars().any(|c| c.is_ascii_lowercase()) {
+        // `settings.DB_PASSWORD`, `self.password`.
+        return false;
+    }
+    if identifier {
+        // `password = new_password`, `pw: String,`, `secret = x if y`.
+        let variable = value == lower && mentions_secret_word(&lower);
+        return !variable && !NOT_PASSWORD_WORDS.contains(&lower.as_str()) && letters_ok;
+    }
+    true
+}
+
+/// A file path (`/usr/bin/askpass`, `~/.aws/credentials`, `../x`): where
+/// a secret lives, not the secret.
+/// An absolute path counts only when lowercase (`/usr/bin/askpass`): a
+/// base64 secret may start with `/` too.
+fn is_path(value: &str) -> bool {
+    let relative = ["./", "../", "~/"]
+        .iter()
+        .any(|prefix| value.starts_with(prefix));
+    let absolute = value.starts_with('/')
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/._-".contains(&b));
+    (relative || absolute)
+        && value.matches('/').count() >= 2
+        && !value.contains(char::is_whitespace)
+}
+
+/// `lower_snake`, `UPPER_SNAKE` or `kebab-case` words (at least two).
+pub(super) fn is_separated_identifier(value: &str) -> bool {
+    value.contains(['_', '-'])
+        && value
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && (!value.chars().any(|c| c.is_ascii_uppercase())
+            || !value.chars().any(|c| c.is_ascii_lowercase()))
+        && value.split(['_', '-']).all(|word| !word.is_empty())
+}
+
+/// `UPPER` or `UPPER_SNAKE`: an environment variable's or constant's name.
+pub(super) fn is_upper_identifier(value: &str) -> bool {
+    value.chars().next().is_some_and(|c| c.is_ascii_uppercase())
+        && value
+            .chars()
+            .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_')
+}
+
+/// A value that names a secret rather than holds one: `"WORK_LLM_KEY"`
+/// (an environment variable's name), `"likely-secret"` (a label).
+fn names_a_secret(value: &str) -> bool {
+    is_separated_identifier(value) && mentions_secret_word(&value.to_ascii_lowercase())
+}
+
+fn mentions_secret_word(lower: &str) -> bool {
+    [
+        "pass", "pwd", "pw", "secret", "token", "key", "cred", "auth",
+    ]
+    .iter()
+    .any(|word| lower.contains(word))
+}
+
+/// A bare value that is code, not data: a call, an index, a field path,
+/// a variable name, a literal keyword.
+fn is_code_reference(value: &str) -> bool {
+    let identifier = |s: &str| {
+        s.chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+    };
+    is_code_reference_symbol(value)
+        || (value.contains('.') && value.split('.').all(identifier))
+        || (identifier(value) && !value.chars().any(|c| c.is_ascii_digit()))
+}
+
+/// A bare value that is a call, an index, a block, a generic type, a
+/// variable (`$VAR`), a pointer or reference, or a YAML alias.
+fn is_code_reference_symbol(value: &str) -> bool {
+    value.contains(['(', ')', '[', ']', '{', '}', '<', '>'])
+        || value.contains("::")
+        || value.starts_with(['&', '*', '@', ':', '$'])
+}
+
+/// Shannon entropy in bits per character.
+fn shannon_entropy(value: &str) -> f64 {
+    let mut counts = std::collections::HashMap::new();
+    let mut total = 0_u32;
+    for c in value.chars() {
+        *counts.entry(c).or_insert(0_u32) += 1;
+        total += 1;
+    }
+    let total = f64::from(total);
+    counts
+        .values()
+        .map(|&count| {
+            let p = f64::from(count) / total;
+            -p * p.log2()
+        })
+        .sum()
+}
