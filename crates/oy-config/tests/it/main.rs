@@ -10,4 +10,4 @@
     reason = "tests build fixtures with std::fs and fail loudly"
 )]
 
-mod embed_example;
+mod like_oy_example;

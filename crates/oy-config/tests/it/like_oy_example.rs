@@ -1,4 +1,4 @@
-//! The embedding example (`examples/embed.rs`), built by cargo alongside
+//! The embedding example (`examples/like_oy.rs`), built by cargo alongside
 //! this test binary and run with a temp home whose config file names a
 //! `[providers.mock]` table at a local wiremock server speaking Chat
 //! Completions SSE: the same configuration `oy run` would use.
@@ -11,16 +11,16 @@ use tempfile::TempDir;
 use wiremock::matchers::{method, path};
 use wiremock::{Mock, MockServer, ResponseTemplate};
 
-/// `target/<profile>/examples/embed`, built on demand if cargo did not
+/// `target/<profile>/examples/like_oy`, built on demand if cargo did not
 /// build examples for this run.
 fn example_binary() -> PathBuf {
     let exe = std::env::current_exe().unwrap();
     // target/<profile>/deps/it-<hash> → target/<profile>
     let profile_dir = exe.parent().unwrap().parent().unwrap();
-    let binary = profile_dir.join("examples").join("embed");
+    let binary = profile_dir.join("examples").join("like_oy");
     if !binary.exists() {
         let status = Command::new(env!("CARGO"))
-            .args(["build", "-p", "oy-config", "--example", "embed"])
+            .args(["build", "-p", "oy-config", "--example", "like_oy"])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .status()
             .unwrap();

@@ -3,7 +3,7 @@
 //! read-only agent turn on the provider that configuration names.
 //!
 //! ```text
-//! cargo run -p oy-config --example embed -- [--plan-only] [WORKSPACE] [PROMPT]
+//! cargo run -p oy-config --example like_oy -- [--plan-only] [WORKSPACE] [PROMPT]
 //! ```
 //!
 //! - The config file is `$XDG_CONFIG_HOME/oy/config.toml` (or
