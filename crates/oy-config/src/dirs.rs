@@ -61,7 +61,7 @@ mod tests {
     #[test]
     fn xdg_variables_beat_home() {
         let dirs = Dirs::from_env(env(&[
-            ("HOME", "/home/u"),
+            ("HOME", "/Users/u"),
             ("XDG_CONFIG_HOME", "/cfg"),
             ("XDG_DATA_HOME", "/data"),
         ]));
@@ -76,14 +76,14 @@ mod tests {
     #[test]
     fn relative_or_empty_xdg_variables_fall_back_to_home() {
         let dirs = Dirs::from_env(env(&[
-            ("HOME", "/home/u"),
+            ("HOME", "/Users/u"),
             ("XDG_CONFIG_HOME", "rel"),
             ("XDG_DATA_HOME", ""),
         ]));
-        assert_eq!(dirs.config_dir, Some(PathBuf::from("/home/u/.config/oy")));
+        assert_eq!(dirs.config_dir, Some(PathBuf::from("/Users/u/.config/oy")));
         assert_eq!(
             dirs.data_dir,
-            Some(PathBuf::from("/home/u/.local/share/oy"))
+            Some(PathBuf::from("/Users/u/.local/share/oy"))
         );
     }
 

@@ -10,7 +10,7 @@ use oy_tools::{Mode, Network, SandboxSetting};
 use crate::{ConfigError, ConfigTexts, Overrides, Settings};
 
 fn env(name: &str) -> Option<OsString> {
-    (name == "HOME").then(|| OsString::from("/home/u"))
+    (name == "HOME").then(|| OsString::from("/Users/u"))
 }
 
 fn no_file(_: &Path) -> bool {
@@ -33,7 +33,7 @@ fn try_resolve(
     Settings::resolve(overrides, texts, false, env, no_file)
 }
 
-const CONFIG: &str = "/home/u/.config/oy/config.toml";
+const CONFIG: &str = "/Users/u/.config/oy/config.toml";
 
 #[test]
 fn overrides_beat_the_file_and_name_their_source() {
@@ -173,14 +173,14 @@ fn sandbox_read_paths_expand_the_home_directory() {
     let inputs = settings.sandbox_inputs(env, None, PathBuf::from("/tmp"));
     assert_eq!(
         inputs.extra_read,
-        vec![PathBuf::from("/home/u/opt"), PathBuf::from("/srv")]
+        vec![PathBuf::from("/Users/u/opt"), PathBuf::from("/srv")]
     );
-    assert_eq!(inputs.home, Some(PathBuf::from("/home/u")));
+    assert_eq!(inputs.home, Some(PathBuf::from("/Users/u")));
     assert_eq!(
         inputs.private_dirs,
         vec![
-            PathBuf::from("/home/u/.config/oy"),
-            PathBuf::from("/home/u/.local/share/oy")
+            PathBuf::from("/Users/u/.config/oy"),
+            PathBuf::from("/Users/u/.local/share/oy")
         ]
     );
 }

@@ -547,7 +547,7 @@ fn leaves_new_lookalikes_alone() {
         "password: \"changeme\"",
         "PASSWORD=",
         "password = os.getenv(\"DB_PASSWORD\")",
-        "PWD=/home/user/project",
+        "PWD=/srv/user/project",
         "keyboard_layout = \"us-international-alt\"",
         "author = \"Jane Q. Public\"",
         "PASSWORD_HINT = \"Password must be 8 characters.\"",

@@ -375,13 +375,13 @@ fn the_environment_resolves_keys_proxies_and_aws_signs() {
         ("ALL_PROXY", "http://all:3128"),
         ("https_proxy", "http://tls:3128"),
         ("no_proxy", "corp.example"),
-        ("HOME", "/home/u"),
+        ("HOME", "/Users/u"),
     ]
     .into_iter()
     .collect();
     let var = |name: &str| vars.get(name).map(OsString::from);
     let env = ProviderEnv::from_vars(&providers, var, |path: &Path| {
-        path == Path::new("/home/u/.aws/config")
+        path == Path::new("/Users/u/.aws/config")
     });
     assert_eq!(env.keys.get("GW_KEY").map(Secret::expose), Some("k"));
     // Blank is unset.
@@ -395,12 +395,12 @@ fn the_environment_resolves_keys_proxies_and_aws_signs() {
         Some("http://all:3128")
     );
     assert_eq!(env.no_proxy.as_deref(), Some("corp.example"));
-    assert_eq!(env.aws_credentials.as_deref(), Some("/home/u/.aws/config"));
+    assert_eq!(env.aws_credentials.as_deref(), Some("/Users/u/.aws/config"));
 
     let env = ProviderEnv::from_vars(&providers, var, |_: &Path| true);
     assert_eq!(
         env.aws_credentials.as_deref(),
-        Some("/home/u/.aws/credentials")
+        Some("/Users/u/.aws/credentials")
     );
 }
 
