@@ -20,7 +20,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use super::support::{Scratch, median, parse_times, peak_rss_kib, read};
+use super::support::{
+    GNU_TIME, Scratch, gnu_time_available, median, parse_times, peak_rss_kib, read,
+};
 use super::target_dir;
 use crate::{cargo, run};
 
@@ -31,7 +33,6 @@ const VERSION_RUNS: usize = 20;
 /// Model requests in the mock's script.
 const STEPS: usize = 10;
 /// GNU time, for the peak RSS of a child without unsafe code.
-const GNU_TIME: &str = "/usr/bin/time";
 /// How long the mock may take to exit on its own after oy has.
 const MOCK_EXIT: Duration = Duration::from_secs(2);
 
@@ -108,16 +109,7 @@ pub(crate) fn bench_agent() -> Result<()> {
     let oy = release.join("oy");
     let mock = release.join("examples/mock_model");
 
-    let gnu_time = Command::new(GNU_TIME)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !gnu_time {
-        eprintln!(
-            "xtask: {GNU_TIME} (GNU time) is missing: peak RSS is not measured \
-             (hint: apt-get install time)"
-        );
-    }
+    let gnu_time = gnu_time_available();
 
     let scratch = Scratch::new("agent")?;
     eprintln!(

@@ -26,14 +26,16 @@ use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::support::{Scratch, build_release_oy, median, parse_times, peak_rss_kib, read};
+use super::support::{
+    GNU_TIME, Scratch, build_release_oy, gnu_time_available, median, parse_times, peak_rss_kib,
+    read,
+};
 
 use tree::ensure_tree;
 
 /// Timed runs per tool (after one warm-up); each metric's median is reported.
 const RUNS: usize = 5;
 /// GNU time, for the peak RSS of a child without unsafe code.
-const GNU_TIME: &str = "/usr/bin/time";
 /// The tree holds ~100 MB of reviewable text, ~250 chunks for gpt-4.1
 /// (chunks are capped at 120k tokens whatever the window); the default cap
 /// of 64 chunks would stop the plan, and the cap is not what this benchmark
@@ -67,16 +69,7 @@ struct Summary {
 pub(crate) fn bench_audit() -> Result<()> {
     let oy = build_release_oy()?;
 
-    let gnu_time = Command::new(GNU_TIME)
-        .arg("--version")
-        .output()
-        .is_ok_and(|out| out.status.success());
-    if !gnu_time {
-        eprintln!(
-            "xtask: {GNU_TIME} (GNU time) is missing: peak RSS is not measured \
-             (hint: apt-get install time)"
-        );
-    }
+    let gnu_time = gnu_time_available();
 
     let (root, tree_files, tree_bytes) = ensure_tree()?;
     let scratch = Scratch::new("audit")?;

@@ -79,3 +79,22 @@ pub(crate) fn peak_rss_kib(path: &Path, gnu_time: bool) -> Result<Option<u64>> {
         format!("unexpected GNU time output: {text:?}")
     })?))
 }
+
+/// GNU time, which reports a process's peak RSS.
+pub(crate) const GNU_TIME: &str = "/usr/bin/time";
+
+/// True when GNU time is installed; says once on stderr when it is not, so
+/// the benchmark goes on without memory figures.
+pub(crate) fn gnu_time_available() -> bool {
+    let found = std::process::Command::new(GNU_TIME)
+        .arg("--version")
+        .output()
+        .is_ok_and(|out| out.status.success());
+    if !found {
+        eprintln!(
+            "xtask: {GNU_TIME} (GNU time) is missing: peak RSS is not measured \
+             (hint: apt-get install time)"
+        );
+    }
+    found
+}
