@@ -136,6 +136,10 @@ pub struct Walk {
 pub enum WalkControl {
     /// Keep going.
     Continue,
+    /// Keep going, but not into this entry: a directory's contents are
+    /// never listed (a pruned subtree costs nothing). Same as `Continue`
+    /// for other entries.
+    SkipChildren,
     /// Stop the whole walk as soon as possible.
     Stop,
 }
@@ -451,11 +455,12 @@ where
                 executable,
                 parent: Some(Arc::clone(&dir)),
             };
-            if (self.visit)(walked) == WalkControl::Stop {
+            let control = (self.visit)(walked);
+            if control == WalkControl::Stop {
                 self.stop.store(true, Ordering::Relaxed);
                 return;
             }
-            if descend {
+            if descend && control != WalkControl::SkipChildren {
                 self.push(Job {
                     dir: DirSource::Child(Arc::clone(&dir), name),
                     path,

@@ -340,6 +340,32 @@ fn walk_parallel_stop_ends_the_walk_early() {
 }
 
 #[test]
+fn walk_parallel_skip_children_prunes_a_directory_but_not_its_siblings() {
+    let fx = Fixture::new();
+    fx.file("keep/a.txt", "x");
+    fx.file("prune/b.txt", "x");
+    fx.file("prune/deeper/c.txt", "x");
+    fx.file("top.txt", "x");
+    let seen = Mutex::new(Vec::new());
+    fx.ws
+        .walk_parallel(&WalkOptions::new(fx.ws.root_path()), |entry| {
+            let path = entry.path.to_text();
+            let control = if path == "prune" || path == "top.txt" {
+                // On a file it changes nothing.
+                WalkControl::SkipChildren
+            } else {
+                WalkControl::Continue
+            };
+            seen.lock().unwrap().push(path);
+            control
+        })
+        .unwrap();
+    let mut seen = seen.into_inner().unwrap();
+    seen.sort();
+    assert_eq!(seen, ["keep", "keep/a.txt", "prune", "top.txt"]);
+}
+
+#[test]
 fn special_files_are_listed_by_kind_without_being_opened() {
     let fx = Fixture::new();
     mkfifo(&fx.root.join("pipe"));
