@@ -1,7 +1,9 @@
 //! Chunking: files packed greedily, in a deterministic order (files with
 //! security-index hits first), into chunks sized from the model's window.
 //! A file larger than a chunk fails closed with advice; so does a plan
-//! needing more chunks than allowed. Nothing is ever truncated.
+//! needing more chunks than allowed. Nothing is ever truncated. Every
+//! reason is listed ([`Stop`]), with the chunks of what does fit, so a dry
+//! run shows the whole plan even when the review would refuse it.
 //!
 //! Order: files with at least one security-index hit first, then the rest;
 //! each group by path. Path order within a group (rather than "most hits
@@ -15,13 +17,17 @@
 //! most twice the chunks of an optimal packing, and much less when files
 //! are small next to the budget, as source files are.
 
+mod stop;
+
 use std::collections::HashSet;
 
 use serde::Serialize;
 
-use crate::collect::{CollectedFile, Collection};
+use crate::collect::{CollectedFile, Collection, OversizedFile};
 use crate::error::AuditError;
 use crate::index::SecurityHit;
+
+pub use stop::Stop;
 
 /// Sizes for planning.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -42,6 +48,16 @@ pub struct PlanOptions {
     pub bytes_per_token: f64,
 }
 
+impl PlanOptions {
+    /// Tokens one chunk may hold: the window less the reserve, at most
+    /// [`PlanOptions::max_chunk_tokens`].
+    pub fn chunk_budget(&self) -> u64 {
+        self.context_window
+            .saturating_sub(self.reserve_tokens)
+            .min(self.max_chunk_tokens.max(MIN_CHUNK_BUDGET))
+    }
+}
+
 impl Default for PlanOptions {
     fn default() -> Self {
         Self {
@@ -49,7 +65,7 @@ impl Default for PlanOptions {
             // Instructions, the manifest (≤ 100 entries) and index excerpt
             // (≤ 200 hits), and the answer.
             reserve_tokens: 12_288,
-            max_chunks: 64,
+            max_chunks: 256,
             max_chunk_tokens: 120_000,
             bytes_per_token: 3.0,
         }
@@ -80,12 +96,33 @@ pub struct Plan {
     pub estimated_tokens: u64,
     /// Model calls: 1 for a single prompt, chunks + 1 (reduce) otherwise.
     pub model_calls: usize,
+    /// Why the review cannot go on; empty when it can. The chunks above
+    /// are still those of every file that fits, for a dry run to show.
+    pub stops: Vec<Stop>,
 }
 
 impl Plan {
     /// True when everything fits one prompt (no reduce step).
     pub fn is_single(&self) -> bool {
         self.chunks.len() <= 1
+    }
+
+    /// The plan, when it can be reviewed; else every [`Stop`] as one
+    /// error.
+    pub fn ready(self) -> Result<Self, AuditError> {
+        self.check()?;
+        Ok(self)
+    }
+
+    /// `Ok` when the plan can be reviewed; else every [`Stop`].
+    pub fn check(&self) -> Result<(), AuditError> {
+        if self.stops.is_empty() {
+            Ok(())
+        } else {
+            Err(AuditError::CannotReview {
+                stops: self.stops.clone(),
+            })
+        }
     }
 }
 
@@ -117,7 +154,8 @@ pub(crate) fn file_tokens(file: &CollectedFile, bytes_per_token: f64) -> u64 {
     tokens_for(bytes, bytes_per_token)
 }
 
-fn tokens_for(bytes: usize, bytes_per_token: f64) -> u64 {
+pub(crate) fn tokens_for(bytes: impl TryInto<usize>, bytes_per_token: f64) -> u64 {
+    let bytes = bytes.try_into().unwrap_or(usize::MAX);
     let ratio = if bytes_per_token.is_finite() && bytes_per_token > 0.0 {
         bytes_per_token
     } else {
@@ -128,53 +166,65 @@ fn tokens_for(bytes: usize, bytes_per_token: f64) -> u64 {
     (bytes as f64 / ratio).ceil() as u64
 }
 
-/// Plans the chunks for `collection`.
-///
-/// Errors, checked in this order: nothing to review; a chunk budget
-/// (`context_window - reserve_tokens`) below [`MIN_CHUNK_BUDGET`]; a file
-/// larger than the budget (the first in review order); more chunks than
-/// `max_chunks`.
-pub fn plan(
-    collection: &Collection,
-    index: &[SecurityHit],
-    options: &PlanOptions,
-) -> Result<Plan, AuditError> {
+/// Plans the chunks for `collection`: every file that fits, packed, and
+/// every reason the review cannot go on ([`Plan::stops`]): nothing to
+/// review; a chunk budget below [`MIN_CHUNK_BUDGET`] (then no chunks are
+/// planned); code or configuration larger than the budget (the
+/// collection's oversized files and any collected file over it); more
+/// chunks than `max_chunks`.
+pub fn plan(collection: &Collection, index: &[SecurityHit], options: &PlanOptions) -> Plan {
     let files = &collection.files;
-    if files.is_empty() {
-        let skipped: usize = collection.skipped.values().sum();
-        return Err(AuditError::NothingToReview(format!(
-            "0 files collected, {skipped} skipped"
-        )));
+    let budget = options.chunk_budget();
+    let mut stops = Vec::new();
+    if files.is_empty() && collection.oversized.is_empty() {
+        stops.push(Stop::NothingToReview {
+            skipped: collection.skipped.values().sum(),
+        });
     }
-
-    let budget = options
-        .context_window
-        .saturating_sub(options.reserve_tokens)
-        .min(options.max_chunk_tokens.max(MIN_CHUNK_BUDGET));
-    let tokens: Vec<u64> = files
-        .iter()
-        .map(|f| file_tokens(f, options.bytes_per_token))
-        .collect();
-    let order = review_order(files, index);
-
     if budget < MIN_CHUNK_BUDGET {
-        return Err(AuditError::BudgetTooSmall {
+        stops.push(Stop::BudgetTooSmall {
             context_window: options.context_window,
             reserve_tokens: options.reserve_tokens,
             min: MIN_CHUNK_BUDGET,
         });
+        return Plan {
+            chunks: Vec::new(),
+            chunk_budget: budget,
+            estimated_tokens: 0,
+            model_calls: 0,
+            stops,
+        };
     }
-    if let Some(&i) = order.iter().find(|&&i| tokens[i] > budget) {
-        return Err(AuditError::FileTooLarge {
-            path: files[i].path.clone(),
-            tokens: tokens[i],
+    let tokens: Vec<u64> = files
+        .iter()
+        .map(|f| file_tokens(f, options.bytes_per_token))
+        .collect();
+    let mut oversized = collection.oversized.clone();
+    oversized.extend(
+        files
+            .iter()
+            .zip(&tokens)
+            .filter(|(_, tokens)| **tokens > budget)
+            .map(|(file, tokens)| OversizedFile {
+                path: file.path.clone(),
+                bytes: file.bytes,
+                tokens: *tokens,
+            }),
+    );
+    if !oversized.is_empty() {
+        oversized.sort_by(|a, b| a.path.cmp(&b.path));
+        stops.push(Stop::FilesTooLarge {
+            files: oversized,
             budget,
         });
     }
-
+    let order: Vec<usize> = review_order(files, index)
+        .into_iter()
+        .filter(|&i| tokens[i] <= budget)
+        .collect();
     let chunks = pack(files, &tokens, &order, budget);
     if chunks.len() > options.max_chunks {
-        return Err(AuditError::TooManyChunks {
+        stops.push(Stop::TooManyChunks {
             needed: chunks.len(),
             max: options.max_chunks,
         });
@@ -196,18 +246,19 @@ pub fn plan(
     } else {
         0
     };
-    let model_calls = if chunks.len() > 1 {
-        chunks.len() + 1
-    } else {
-        1
+    let model_calls = match chunks.len() {
+        0 => 0,
+        1 => 1,
+        n => n + 1,
     };
 
-    Ok(Plan {
+    Plan {
         chunks,
         chunk_budget: budget,
         estimated_tokens: map_tokens.saturating_add(reduce_tokens),
         model_calls,
-    })
+        stops,
+    }
 }
 
 /// Indexes into `files`: those with security-index hits first, then the
@@ -229,7 +280,8 @@ fn review_order(files: &[CollectedFile], index: &[SecurityHit]) -> Vec<usize> {
 }
 
 /// Next-fit packing of `order` into chunks of at most `budget` tokens.
-/// Every file fits a chunk on its own (checked by the caller).
+/// Every file in `order` fits a chunk on its own (the caller leaves out
+/// those that do not).
 fn pack(files: &[CollectedFile], tokens: &[u64], order: &[usize], budget: u64) -> Vec<Chunk> {
     let mut chunks: Vec<Chunk> = Vec::new();
     let mut current = Chunk {

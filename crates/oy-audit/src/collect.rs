@@ -15,13 +15,21 @@
 //!   keeps a repository with a large `node_modules/` cheap to audit.
 //!   Ignored entries inside directories skipped for another reason
 //!   (hidden, build, VCS) are not counted.
+//! - Paths the person excluded (`exclude`) are skipped first of all; an
+//!   excluded directory is never entered and counts once.
+//! - A file too large for a chunk (see [`ChunkFit`]) is never truncated:
+//!   data, documentation and generated files are skipped
+//!   ([`SkipReason::LargeDataOrDocs`]), code and configuration are listed
+//!   in [`Collection::oversized`], which stops the audit (`large`).
 //! - When a file matches several reasons the first in this order names
-//!   it: VCS, build/dependency, likely secret, hidden, not regular,
-//!   lockfile, previous output, then the content checks (too large,
-//!   binary, not UTF-8).
+//!   it: excluded, VCS, build/dependency, likely secret, hidden, not
+//!   regular, lockfile, previous output, then the content checks (too
+//!   large, binary, not UTF-8, too large for a chunk).
 
+mod exclude;
 mod file_names;
 mod ignored;
+mod large;
 mod places;
 mod secret_names;
 
@@ -34,12 +42,17 @@ use std::sync::{Mutex, PoisonError};
 use oy_boundary::{FileKind, WalkControl, WalkEntry, WalkOptions, Workspace};
 use serde::Serialize;
 
+use self::exclude::Excludes;
 use self::file_names::{is_lockfile, is_sarif, language};
 use self::ignored::count_ignored;
+use self::large::{HEAD_BYTES, is_data_or_docs};
 use self::places::{is_build_dir, is_vcs_path};
 use self::secret_names::is_likely_secret;
+use crate::chunk::{PlanOptions, file_tokens, tokens_for};
 use crate::error::AuditError;
 use crate::redact::{Redaction, redact};
+
+pub(crate) use self::exclude::exact_pattern;
 
 /// How many example paths [`Collection::skipped_examples`] keeps per reason.
 const EXAMPLES_PER_REASON: usize = 5;
@@ -71,6 +84,11 @@ pub enum SkipReason {
     PreviousOutput,
     /// Symlinks, FIFOs, devices and unreadable entries.
     NotRegular,
+    /// Excluded by the person (`exclude` patterns).
+    Excluded,
+    /// Too large for a chunk, and data, documentation or generated:
+    /// skipped rather than stopping the audit.
+    LargeDataOrDocs,
 }
 
 impl SkipReason {
@@ -88,18 +106,21 @@ impl SkipReason {
             Self::TooLarge => "too-large",
             Self::PreviousOutput => "previous-output",
             Self::NotRegular => "not-regular",
+            Self::Excluded => "excluded",
+            Self::LargeDataOrDocs => "large-data-or-docs",
         }
     }
 }
 
 /// What to collect.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub struct CollectOptions {
     /// Only this path inside the workspace (a directory or file); `None` = all.
     pub scope: Option<String>,
-    /// Files larger than this are skipped (`TooLarge`).
-    pub max_file_bytes: u64,
+    /// Files larger than this are skipped (`TooLarge`) whatever they hold;
+    /// `None`: no cap besides [`CollectOptions::chunk`].
+    pub max_file_bytes: Option<u64>,
     /// Also collect dot-files (never `.git`, never likely secrets).
     pub include_hidden: bool,
     /// Also collect files ignore files exclude.
@@ -108,17 +129,81 @@ pub struct CollectOptions {
     pub include_lockfiles: bool,
     /// Paths of earlier reports to skip (`ISSUES.md`, the `--out` path).
     pub previous_outputs: Vec<String>,
+    /// Gitignore-style globs of paths never to collect, relative to the
+    /// workspace root (see `exclude.rs` for the syntax).
+    pub exclude: Vec<String>,
+    /// What one chunk holds: a file that does not fit is skipped or
+    /// listed as oversized, never read past the chunk's size. `None`
+    /// judges no fit (files are then capped at [`ABSOLUTE_MAX_BYTES`]).
+    pub chunk: Option<ChunkFit>,
+}
+
+/// The most any file is read when no chunk size says less.
+pub const ABSOLUTE_MAX_BYTES: u64 = 16 * 1024 * 1024;
+
+/// The size of one chunk, for judging whether a file fits.
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub struct ChunkFit {
+    /// Tokens one chunk holds.
+    pub max_tokens: u64,
+    /// Bytes per token for the estimate (see [`PlanOptions`]).
+    pub bytes_per_token: f64,
+}
+
+impl ChunkFit {
+    /// The chunk of a plan made with `options`.
+    pub fn of(options: &PlanOptions) -> Self {
+        Self {
+            max_tokens: options.chunk_budget(),
+            bytes_per_token: options.bytes_per_token,
+        }
+    }
+
+    /// Bytes above which a file cannot fit, whatever its lines: the
+    /// estimate counts at least one token per `bytes_per_token` bytes of
+    /// text, so no file is read far past what could be sent.
+    fn max_bytes(&self) -> u64 {
+        let ratio = if self.bytes_per_token.is_finite() && self.bytes_per_token > 0.0 {
+            self.bytes_per_token
+        } else {
+            1.0
+        };
+        // `as` saturates: a huge budget stays huge.
+        (self.max_tokens as f64 * ratio).ceil() as u64
+    }
+}
+
+/// A code or configuration file too large for a chunk: it stops the
+/// audit, since reviewing it would need truncation.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct OversizedFile {
+    /// Root-relative path.
+    pub path: String,
+    /// Size on disk in bytes.
+    pub bytes: u64,
+    /// Estimated tokens (a lower bound when the file was not read).
+    pub tokens: u64,
+}
+
+impl OversizedFile {
+    /// The exclude pattern that skips exactly this file.
+    pub fn exclude_pattern(&self) -> String {
+        exact_pattern(&self.path)
+    }
 }
 
 impl Default for CollectOptions {
     fn default() -> Self {
         Self {
             scope: None,
-            max_file_bytes: 256 * 1024,
+            max_file_bytes: None,
             include_hidden: false,
             include_ignored: false,
             include_lockfiles: false,
             previous_outputs: vec!["ISSUES.md".to_owned()],
+            exclude: Vec::new(),
+            chunk: Some(ChunkFit::of(&PlanOptions::default())),
         }
     }
 }
@@ -149,10 +234,40 @@ pub struct Collection {
     pub skipped: BTreeMap<SkipReason, usize>,
     /// Up to five example paths per reason (for `--dry-run`).
     pub skipped_examples: BTreeMap<SkipReason, Vec<String>>,
+    /// Code and configuration files too large for a chunk, sorted by
+    /// path: each stops the audit.
+    pub oversized: Vec<OversizedFile>,
 }
+
+/// How far a collection has got, reported while it walks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub struct CollectProgress {
+    /// Entries walked so far.
+    pub walked: usize,
+    /// Files collected so far.
+    pub collected: usize,
+    /// Bytes of the files collected so far.
+    pub bytes: u64,
+}
+
+/// Entries between two progress reports.
+const PROGRESS_EVERY: usize = 256;
 
 /// Collects reviewable files from `workspace` per `options`.
 pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collection, AuditError> {
+    collect_reporting(workspace, options, &|_| {})
+}
+
+/// [`collect`], calling `progress` every few hundred entries from the
+/// walker's threads (a long walk, say a home directory, shows signs of
+/// life).
+pub fn collect_reporting(
+    workspace: &Workspace,
+    options: &CollectOptions,
+    progress: &(dyn Fn(CollectProgress) + Sync),
+) -> Result<Collection, AuditError> {
+    let excludes = Excludes::new(&options.exclude)?;
     let start = match &options.scope {
         Some(scope) => workspace.path(scope)?,
         None => workspace.root_path(),
@@ -169,6 +284,7 @@ pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collec
         // The root's own spelling is `.`, which no walked path starts with.
         start: PathBuf::from(start_text(start.as_path())),
         previous_outputs,
+        excludes,
     };
     let walk_options = WalkOptions {
         start: start.clone(),
@@ -184,9 +300,19 @@ pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collec
     // Reading and redacting happen on the walker's threads, as entries are found.
     let walk = workspace.walk_parallel(&walk_options, |entry| {
         let outcome = rules.visit(workspace, &entry);
-        let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
-        state.record(&entry, outcome);
-        WalkControl::Continue
+        let control = match outcome {
+            Outcome::Skipped(SkipReason::Excluded) => WalkControl::SkipChildren,
+            _ => WalkControl::Continue,
+        };
+        let report = {
+            let mut state = state.lock().unwrap_or_else(PoisonError::into_inner);
+            state.record(&entry, outcome);
+            (state.seen.len() % PROGRESS_EVERY == 0).then(|| state.progress())
+        };
+        if let Some(report) = report {
+            progress(report);
+        }
+        control
     })?;
     let mut state = state.into_inner().unwrap_or_else(PoisonError::into_inner);
     // A scope naming a directory is not an entry of its own walk.
@@ -201,7 +327,10 @@ pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collec
         count_ignored(workspace, &rules, &mut state)?;
     }
     state.files.sort_by(|a, b| a.path.cmp(&b.path));
+    state.oversized.sort_by(|a, b| a.path.cmp(&b.path));
+    progress(state.progress());
     Ok(Collection {
+        oversized: state.oversized,
         files: state.files,
         skipped: state.skipped,
         skipped_examples: state
@@ -216,6 +345,7 @@ pub fn collect(workspace: &Workspace, options: &CollectOptions) -> Result<Collec
 #[derive(Default)]
 struct State {
     files: Vec<CollectedFile>,
+    oversized: Vec<OversizedFile>,
     skipped: BTreeMap<SkipReason, usize>,
     /// The smallest paths per reason, so the examples are deterministic.
     examples: BTreeMap<SkipReason, BTreeSet<String>>,
@@ -236,6 +366,7 @@ impl State {
         let path = entry.path.to_text();
         match outcome {
             Outcome::Collected(file) => self.files.push(*file),
+            Outcome::Oversized(file) => self.oversized.push(file),
             Outcome::Skipped(reason) => self.skip(reason, Some(&path)),
             Outcome::Directory { eligible } => {
                 if eligible {
@@ -249,6 +380,14 @@ impl State {
             self.ignore_file_dirs.insert(parent_text(&path));
         }
         self.seen.insert(path);
+    }
+
+    fn progress(&self) -> CollectProgress {
+        CollectProgress {
+            walked: self.seen.len(),
+            collected: self.files.len(),
+            bytes: self.files.iter().map(|file| file.bytes).sum(),
+        }
     }
 
     fn skip(&mut self, reason: SkipReason, path: Option<&str>) {
@@ -266,6 +405,8 @@ impl State {
 /// What became of one walked entry.
 enum Outcome {
     Collected(Box<CollectedFile>),
+    /// Code or configuration too large for a chunk.
+    Oversized(OversizedFile),
     Skipped(SkipReason),
     /// A directory; `eligible` when files below it may be collected.
     Directory {
@@ -279,6 +420,7 @@ struct Rules<'a> {
     /// The scope, `""` for the root.
     start: PathBuf,
     previous_outputs: HashSet<String>,
+    excludes: Excludes,
 }
 
 impl Rules<'_> {
@@ -303,6 +445,12 @@ impl Rules<'_> {
             })
             .collect();
         let name = path.file_name().and_then(OsStr::to_str).unwrap_or_default();
+        if self
+            .excludes
+            .excludes(text, entry.kind == FileKind::Directory)
+        {
+            return Outcome::Skipped(SkipReason::Excluded);
+        }
         if entry.kind == FileKind::Directory {
             let eligible = !is_vcs_path(path)
                 && !below.iter().any(|c| is_build_dir(c))
@@ -327,24 +475,59 @@ impl Rules<'_> {
         } else {
             None
         };
-        match reason {
-            Some(reason) => Outcome::Skipped(reason),
-            None => match read(workspace, entry, self.options.max_file_bytes) {
-                Ok((text_content, bytes)) => {
-                    let (redacted, redactions) = redact(&text_content);
-                    Outcome::Collected(Box::new(CollectedFile {
-                        path: text.to_owned(),
-                        lines: redacted.lines().count(),
-                        text: redacted,
-                        bytes,
-                        language: language(name),
-                        redactions,
-                    }))
-                }
-                Err(reason) => Outcome::Skipped(reason),
-            },
+        if let Some(reason) = reason {
+            return Outcome::Skipped(reason);
         }
+        let fit = self.options.chunk;
+        let cap = fit.map_or(ABSOLUTE_MAX_BYTES, |fit| fit.max_bytes());
+        let (content, bytes) = match read(workspace, entry, self.options.max_file_bytes, cap) {
+            Ok(Content::Whole(content, bytes)) => (content, bytes),
+            Ok(Content::Head(head, bytes)) => {
+                // Larger than any chunk: judged by name and first lines.
+                let tokens = fit.map_or(0, |fit| tokens_for(bytes, fit.bytes_per_token));
+                return self.too_large(path, name, &head, bytes, tokens);
+            }
+            Err(reason) => return Outcome::Skipped(reason),
+        };
+        let (redacted, redactions) = redact(&content);
+        let file = CollectedFile {
+            path: text.to_owned(),
+            lines: redacted.lines().count(),
+            text: redacted,
+            bytes,
+            language: language(name),
+            redactions,
+        };
+        if let Some(fit) = fit {
+            let tokens = file_tokens(&file, fit.bytes_per_token);
+            if tokens > fit.max_tokens {
+                return self.too_large(path, name, &content, bytes, tokens);
+            }
+        }
+        Outcome::Collected(Box::new(file))
     }
+
+    /// A file that does not fit a chunk: skipped when it is data or
+    /// documentation, else listed to stop the audit.
+    fn too_large(&self, path: &Path, name: &str, head: &str, bytes: u64, tokens: u64) -> Outcome {
+        if is_data_or_docs(path, name, head) {
+            return Outcome::Skipped(SkipReason::LargeDataOrDocs);
+        }
+        Outcome::Oversized(OversizedFile {
+            path: path.to_string_lossy().into_owned(),
+            bytes,
+            tokens,
+        })
+    }
+}
+
+/// What [`read`] got of a file.
+enum Content {
+    /// All of it, as text.
+    Whole(String, u64),
+    /// Its first [`HEAD_BYTES`] as text (lossy at the cut) and its size:
+    /// it is larger than a chunk could hold.
+    Head(String, u64),
 }
 
 fn start_text(start: &Path) -> String {
@@ -363,18 +546,40 @@ fn parent_text(path: &str) -> String {
 }
 
 /// Reads one walked regular file: the size from the open handle first
-/// (so an oversized file is never read), then the bytes, capped in case it
+/// (so a file over the person's cap is never read, and one over the
+/// chunk's `cap` only for its head), then the bytes, capped in case it
 /// grew, then the text checks.
-fn read(workspace: &Workspace, entry: &WalkEntry, max: u64) -> Result<(String, u64), SkipReason> {
-    let file = workspace
+fn read(
+    workspace: &Workspace,
+    entry: &WalkEntry,
+    max: Option<u64>,
+    cap: u64,
+) -> Result<Content, SkipReason> {
+    let mut file = workspace
         .open_walked(entry)
         .map_err(|_| SkipReason::NotRegular)?;
     let size = file.metadata().map_err(|_| SkipReason::NotRegular)?.len();
+    let max = max.unwrap_or(u64::MAX);
     if size > max {
         return Err(SkipReason::TooLarge);
     }
+    if size > cap {
+        let mut head = Vec::with_capacity(HEAD_BYTES);
+        (&mut file)
+            .take(HEAD_BYTES as u64)
+            .read_to_end(&mut head)
+            .map_err(|_| SkipReason::NotRegular)?;
+        if head.contains(&0) {
+            return Err(SkipReason::Binary);
+        }
+        return Ok(Content::Head(
+            String::from_utf8_lossy(&head).into_owned(),
+            size,
+        ));
+    }
+    let limit = max.min(cap);
     let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(max.saturating_add(1))
+    file.take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|_| SkipReason::NotRegular)?;
     if bytes.len() as u64 > max {
@@ -384,6 +589,14 @@ fn read(workspace: &Workspace, entry: &WalkEntry, max: u64) -> Result<(String, u
         return Err(SkipReason::Binary);
     }
     let bytes_read = bytes.len() as u64;
+    if bytes_read > cap {
+        // It grew past the chunk while being read.
+        let head = bytes.get(..HEAD_BYTES).unwrap_or(&bytes);
+        return Ok(Content::Head(
+            String::from_utf8_lossy(head).into_owned(),
+            bytes_read,
+        ));
+    }
     let text = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
-    Ok((text, bytes_read))
+    Ok(Content::Whole(text, bytes_read))
 }

@@ -13,13 +13,14 @@ mod window;
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 
 use oy_boundary::Workspace;
 use oy_provider::Provider;
 use tokio_util::sync::CancellationToken;
 
-use crate::chunk::{Plan, PlanOptions, plan};
-use crate::collect::{CollectOptions, Collection, collect};
+use crate::chunk::{MIN_CHUNK_BUDGET, Plan, PlanOptions, plan};
+use crate::collect::{ChunkFit, CollectOptions, CollectProgress, Collection, collect_reporting};
 use crate::error::AuditError;
 use crate::index::{Manifest, SecurityHit, manifest, security_index};
 use crate::redact::redact;
@@ -90,11 +91,17 @@ pub struct AuditOptions {
     /// How the frontend spells the option behind an inclusion (a flag),
     /// shown beside it in the report; `None` shows the words alone.
     pub inclusion_option: fn(Inclusion) -> Option<&'static str>,
+    /// The person's home directory, if known: auditing it (or `/`) whole
+    /// is refused unless [`AuditOptions::root_named`] says they asked.
+    pub home: Option<PathBuf>,
+    /// The person named the root or a scope themselves (rather than
+    /// running where they stood).
+    pub root_named: bool,
 }
 
 impl AuditOptions {
     /// Defaults: everything but hidden, ignored and lockfiles, no focus,
-    /// at most 64 chunks, 3 in flight.
+    /// at most 256 chunks, 3 in flight.
     pub fn new(report: ReportTarget, window: ContextWindow) -> Self {
         Self {
             report,
@@ -105,6 +112,8 @@ impl AuditOptions {
             concurrency: ReviewOptions::new(String::new()).concurrency,
             command: "oy audit".to_owned(),
             inclusion_option: |_| None,
+            home: None,
+            root_named: false,
         }
     }
 }
@@ -116,39 +125,54 @@ pub struct PreparedAudit {
     collection: Collection,
     manifest: Manifest,
     index: Vec<SecurityHit>,
-    plan: Result<Plan, AuditError>,
+    plan: Plan,
     previous: Vec<Finding>,
     options: AuditOptions,
 }
 
 /// Collects the scope, builds the manifest and the security index, and
-/// plans the chunks. A refused scope ([`AuditError::Scope`]) or a failed
+/// plans the chunks, calling `progress` while it collects. A refused root
+/// or scope ([`AuditError::BroadRoot`], [`AuditError::Scope`]) or a failed
 /// collection is an `Err`; a plan that fails closed (a file larger than a
-/// chunk, too many chunks…) is kept in the result, so a frontend can show
-/// what was collected and why it cannot be reviewed.
+/// chunk, too many chunks…) is kept in the result with every reason
+/// ([`Plan::stops`]), so a frontend can show the whole plan and why it
+/// cannot be reviewed.
 ///
+/// Files are read no further than a chunk holds (see [`ChunkFit`]): the
+/// window decides the size cap, which a person's own cap can only lower.
 /// The findings of an earlier Markdown report at the report path are read
 /// back to be carried forward.
-pub fn prepare(workspace: &Workspace, options: AuditOptions) -> Result<PreparedAudit, AuditError> {
+pub fn prepare(
+    workspace: &Workspace,
+    options: AuditOptions,
+    progress: &(dyn Fn(CollectProgress) + Sync),
+) -> Result<PreparedAudit, AuditError> {
+    if !options.root_named && options.collect.scope.is_none() {
+        check_root(workspace.root(), options.home.as_deref())?;
+    }
     if let Some(scope) = &options.collect.scope {
         check_scope(workspace, scope).map_err(|source| AuditError::Scope {
             scope: scope.clone(),
             source: Box::new(source),
         })?;
     }
-    let mut collect_options = options.collect.clone();
-    let name = options.report.name();
-    if !collect_options.previous_outputs.iter().any(|p| p == name) {
-        collect_options.previous_outputs.push(name.to_owned());
-    }
-    let collection = collect(workspace, &collect_options)?;
-    let manifest = manifest(&collection.files);
-    let index = security_index(&collection.files);
     let plan_options = PlanOptions {
         context_window: options.window.tokens,
         max_chunks: options.max_chunks.max(1),
         ..PlanOptions::default()
     };
+    let mut collect_options = options.collect.clone();
+    // With a window too small for any chunk the plan stops anyway; fit is
+    // not judged, so the dry run still shows what would be sent.
+    collect_options.chunk =
+        (plan_options.chunk_budget() >= MIN_CHUNK_BUDGET).then(|| ChunkFit::of(&plan_options));
+    let name = options.report.name();
+    if !collect_options.previous_outputs.iter().any(|p| p == name) {
+        collect_options.previous_outputs.push(name.to_owned());
+    }
+    let collection = collect_reporting(workspace, &collect_options, progress)?;
+    let manifest = manifest(&collection.files);
+    let index = security_index(&collection.files);
     let plan = plan(&collection, &index, &plan_options);
     let previous = match options.report.format() {
         ReportFormat::Markdown => workspace
@@ -173,9 +197,10 @@ impl PreparedAudit {
         &self.collection
     }
 
-    /// The plan, or why the audit fails closed.
-    pub fn plan(&self) -> Result<&Plan, &AuditError> {
-        self.plan.as_ref()
+    /// The plan: the chunks of every file that fits, and why the audit
+    /// fails closed, if it does ([`Plan::stops`]).
+    pub fn plan(&self) -> &Plan {
+        &self.plan
     }
 
     /// The window planned with.
@@ -203,8 +228,8 @@ impl PreparedAudit {
     }
 
     /// Reviews the plan with `provider` and `model` (see [`review`]) and
-    /// builds the report. Fails with the planning error when the plan
-    /// failed, and with [`AuditError::Cancelled`] as soon as `cancel`
+    /// builds the report. Fails with [`AuditError::CannotReview`] when the
+    /// plan has stops, and with [`AuditError::Cancelled`] as soon as `cancel`
     /// fires: the requests in flight are dropped and nothing is returned
     /// to render.
     pub async fn review(
@@ -215,7 +240,7 @@ impl PreparedAudit {
         progress: &(dyn Fn(ReviewProgress) + Sync),
     ) -> Result<AuditOutcome, AuditError> {
         let redacted_lines = self.redacted_lines();
-        let plan = self.plan?;
+        let plan = self.plan.ready()?;
         let mut options = ReviewOptions::new(model);
         options.concurrency = self.options.concurrency.max(1);
         options.focus.clone_from(&self.options.focus);
@@ -328,4 +353,22 @@ fn carried(text: &str) -> Vec<Finding> {
             finding
         })
         .collect()
+}
+
+/// Refuses a root that is the filesystem's or the home directory itself:
+/// run there by accident, an audit would walk (and could send) everything
+/// the person owns.
+fn check_root(root: &Path, home: Option<&Path>) -> Result<(), AuditError> {
+    let same = |a: &Path, b: &Path| a.components().eq(b.components());
+    let what = if root.parent().is_none() {
+        "the filesystem's root"
+    } else if home.is_some_and(|home| same(root, home)) {
+        "the home directory"
+    } else {
+        return Ok(());
+    };
+    Err(AuditError::BroadRoot {
+        root: root.to_path_buf(),
+        what,
+    })
 }

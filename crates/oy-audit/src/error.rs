@@ -2,6 +2,8 @@
 
 use oy_provider::ProviderError;
 
+use crate::chunk::Stop;
+
 /// A failed audit.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -9,41 +11,21 @@ pub enum AuditError {
     /// The workspace or a path in it could not be read.
     #[error(transparent)]
     Boundary(#[from] oy_boundary::BoundaryError),
-    /// One file is larger than a chunk may be: reviewing it would need
-    /// truncation, which the audit never does.
-    #[error(
-        "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit to a smaller scope, or use a model with a larger context window"
-    )]
-    FileTooLarge {
-        /// The file.
-        path: String,
-        /// Its estimated tokens.
-        tokens: u64,
-        /// What one chunk may hold.
-        budget: u64,
+    /// The plan cannot be reviewed, for every reason listed (see
+    /// [`Stop`]): a file too large for a chunk, too many chunks, a window
+    /// too small, nothing to review.
+    #[error("{}", join(stops))]
+    CannotReview {
+        /// Every reason, in the order the plan checks them.
+        stops: Vec<Stop>,
     },
-    /// The model's window leaves too little room for any file once the
-    /// prompt and the answer are reserved.
-    #[error(
-        "a {context_window}-token context window leaves under {min} tokens per chunk after reserving {reserve_tokens} for the prompt and the answer; use a model with a larger context window"
-    )]
-    BudgetTooSmall {
-        /// The window.
-        context_window: u64,
-        /// Tokens reserved.
-        reserve_tokens: u64,
-        /// The smallest chunk budget accepted.
-        min: u64,
-    },
-    /// The repository needs more chunks than allowed.
-    #[error(
-        "the audit needs {needed} chunks, more than the limit of {max}; narrow it to a smaller scope or a focus, or use a model with a larger context window"
-    )]
-    TooManyChunks {
-        /// Chunks needed.
-        needed: usize,
-        /// The limit.
-        max: usize,
+    /// An exclude pattern is malformed.
+    #[error("{pattern:?} is not a valid exclude pattern: {why}")]
+    BadExclude {
+        /// The pattern as given.
+        pattern: String,
+        /// What is wrong with it.
+        why: String,
     },
     /// The scope cannot be audited: it leaves the workspace, does not
     /// exist, or goes through a symlink (`source` says which).
@@ -53,6 +35,17 @@ pub enum AuditError {
         scope: String,
         /// Why it was refused.
         source: Box<AuditError>,
+    },
+    /// The workspace is the filesystem's root or the home directory, and
+    /// the person did not name it: it is audited only when asked for.
+    #[error(
+        "{} is {what}; auditing all of it is refused unless you name it", root.display()
+    )]
+    BroadRoot {
+        /// The workspace root.
+        root: std::path::PathBuf,
+        /// `the home directory` or `the filesystem's root`.
+        what: &'static str,
     },
     /// The report path is not a path inside the workspace.
     #[error("{path}: {source}")]
@@ -76,6 +69,13 @@ pub enum AuditError {
         /// The report path as given.
         path: String,
     },
+    /// The report path holds a file oy did not write: replacing it could
+    /// lose the person's own notes.
+    #[error("{path} exists and was not written by oy; oy will not replace it")]
+    ReportNotOurs {
+        /// The report path as given.
+        path: String,
+    },
     /// The report path exists and is not a regular file.
     #[error("{path} exists and is not a regular file")]
     ReportNotFile {
@@ -90,9 +90,6 @@ pub enum AuditError {
         /// The linked component.
         path: String,
     },
-    /// Nothing reviewable was found.
-    #[error("no reviewable files in scope ({0}); check the path, or what the skip counts say")]
-    NothingToReview(String),
     /// The model provider failed (after retries).
     #[error("the provider failed: {0}")]
     Provider(#[from] ProviderError),
@@ -112,10 +109,18 @@ impl AuditError {
         matches!(
             self,
             Self::Scope { .. }
+                | Self::BroadRoot { .. }
+                | Self::BadExclude { .. }
                 | Self::ReportOutside { .. }
                 | Self::ReportInVcs { .. }
                 | Self::ReportSymlink { .. }
                 | Self::ReportNotFile { .. }
+                | Self::ReportNotOurs { .. }
         )
     }
+}
+
+fn join(stops: &[Stop]) -> String {
+    let messages: Vec<String> = stops.iter().map(ToString::to_string).collect();
+    messages.join("; and ")
 }

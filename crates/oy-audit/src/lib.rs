@@ -30,8 +30,11 @@ mod report;
 mod review;
 mod scope;
 
-pub use chunk::{Chunk, Plan, PlanOptions, plan};
-pub use collect::{CollectOptions, CollectedFile, Collection, SkipReason, collect};
+pub use chunk::{Chunk, Plan, PlanOptions, Stop, plan};
+pub use collect::{
+    ABSOLUTE_MAX_BYTES, ChunkFit, CollectOptions, CollectProgress, CollectedFile, Collection,
+    OversizedFile, SkipReason, collect, collect_reporting,
+};
 pub use driver::{
     AuditOptions, AuditOutcome, ContextWindow, Inclusion, PreparedAudit, ReportFormat,
     ReportTarget, WindowSource, prepare,

@@ -3,6 +3,7 @@
 //! for code scanning, and reading an earlier report's findings back so
 //! they are carried forward rather than duplicated.
 
+mod clean;
 mod sarif;
 
 use std::collections::BTreeMap;
@@ -63,6 +64,7 @@ const BLOCK_VERSION: u32 = 1;
 /// holding `{"version":1,"findings":[…]}`, read back by
 /// [`carried_forward`]).
 pub fn render_markdown(report: &Report) -> String {
+    let report = &cleaned(report);
     let mut out = String::from("# Audit findings\n\n");
     out.push_str(&transparency_line(&report.transparency));
     out.push_str("\n\n");
@@ -98,7 +100,58 @@ pub fn render_markdown(report: &Report) -> String {
 
 /// SARIF 2.1.0 JSON accepted by GitHub code scanning.
 pub fn render_sarif(report: &Report) -> String {
-    sarif::render(report)
+    sarif::render(&cleaned(report))
+}
+
+/// True when `text` is an `ISSUES.md` oy wrote: it holds the findings
+/// block, which every Markdown report ends with.
+pub(crate) fn is_oy_markdown(text: &str) -> bool {
+    text.contains(BLOCK_START)
+}
+
+/// True when `text` is SARIF whose runs all come from oy.
+pub(crate) fn is_oy_sarif(text: &str) -> bool {
+    let Ok(value) = serde_json::from_str::<serde_json::Value>(text) else {
+        return false;
+    };
+    let runs = value.get("runs").and_then(serde_json::Value::as_array);
+    runs.is_some_and(|runs| {
+        !runs.is_empty()
+            && runs.iter().all(|run| {
+                run.pointer("/tool/driver/name")
+                    .and_then(serde_json::Value::as_str)
+                    == Some("oy")
+            })
+    })
+}
+
+/// `report` with terminal control sequences taken out of every string:
+/// the model wrote some of them, the repository's file names others.
+fn cleaned(report: &Report) -> Report {
+    use clean::without_controls as clean;
+    let mut report = report.clone();
+    let t = &mut report.transparency;
+    for field in [&mut t.command, &mut t.provider, &mut t.model] {
+        *field = clean(field);
+    }
+    for inclusion in &mut t.inclusions {
+        *inclusion = clean(inclusion);
+    }
+    if let Some(focus) = &mut report.focus {
+        *focus = clean(focus);
+    }
+    for finding in &mut report.findings {
+        for field in [
+            &mut finding.title,
+            &mut finding.file,
+            &mut finding.evidence,
+            &mut finding.explanation,
+            &mut finding.fix,
+        ] {
+            *field = clean(field);
+        }
+    }
+    report
 }
 
 /// The findings in an earlier `ISSUES.md` (its JSON block), if any. The

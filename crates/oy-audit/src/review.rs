@@ -153,6 +153,9 @@ pub struct Review {
 /// counted); `bytes_sent` sums the serialized size of each distinct
 /// request once (a retried attempt carries the same bytes again and is not
 /// counted twice); `files_sent` counts distinct files over all chunks.
+///
+/// A plan with [`Plan::stops`] is refused before anything is sent: its
+/// chunks leave out what did not fit.
 pub async fn review(
     provider: &dyn Provider,
     collection: &Collection,
@@ -162,6 +165,7 @@ pub async fn review(
     options: &ReviewOptions,
     progress: &(dyn Fn(ReviewProgress) + Sync),
 ) -> Result<Review, AuditError> {
+    plan.check()?;
     let total = plan.chunks.len();
     // An earlier report's `verified` flags are stale: they are decided
     // again below, against today's text.

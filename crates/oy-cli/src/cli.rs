@@ -147,17 +147,23 @@ const AUDIT_NOTES: &str = "\
 What is sent: the text of reviewable files in scope, with secret-shaped lines
 replaced by [redacted: KIND]. Never sent: files ignored by .gitignore/.ignore,
 build outputs and dependencies, VCS directories, lockfiles, hidden files,
-likely-secret files (.env*, keys, *.pem, credentials, kubeconfig, *.tfstate…),
-binary and non-UTF-8 files, files over the size cap, earlier reports. The
-report's first line says what was sent and what was skipped, by reason.
---include-hidden, --include-ignored and --include-lockfiles send more; no
-option sends likely-secret files. A file too large for one chunk stops the
-audit with advice: nothing is ever truncated.
+likely-secret files (.env*, keys, *.pem, credentials, kubeconfig, *.tfstate,
+shell and database histories…), binary and non-UTF-8 files, --exclude'd
+paths, earlier reports. The report's first line says what was sent and what
+was skipped, by reason. --include-hidden, --include-ignored and
+--include-lockfiles send more; no option sends likely-secret files.
+
+Nothing is ever truncated. A file too large for one chunk is skipped when it
+is data or documentation (JSON, snapshots, changelogs, generated files:
+counted as large-data-or-docs); code or configuration that large stops the
+audit, naming each file and the --exclude that skips it. --dry-run shows the
+whole plan and exits 1 when the audit would stop.
 
 Examples:
   oy audit --dry-run                 the plan: files, skips, chunks, tokens; nothing sent
   oy audit \"focus on auth\"           a focused review, written to ISSUES.md
-  oy audit --path src/server --format sarif --out audit.sarif";
+  oy audit --path src/server --format sarif --out audit.sarif
+  oy audit --exclude 'tests/fixtures/' --exclude '*.sql'";
 
 /// Flags of `oy audit`.
 #[derive(Debug, Args)]
@@ -187,11 +193,16 @@ pub(crate) struct AuditArgs {
     /// Also send lockfiles.
     #[arg(long = "include-lockfiles")]
     pub(crate) include_lockfiles: bool,
-    /// Skip files larger than this many bytes.
-    #[arg(long = "max-file-bytes", value_name = "N", default_value_t = 256 * 1024)]
-    pub(crate) max_file_bytes: u64,
+    /// Skip paths matching this gitignore-style glob (repeatable;
+    /// `dir/` for a directory, `/x` anchored at the root).
+    #[arg(long, value_name = "GLOB")]
+    pub(crate) exclude: Vec<String>,
+    /// Skip files larger than this many bytes (default: what one chunk
+    /// of the model's context window holds).
+    #[arg(long = "max-file-bytes", value_name = "N")]
+    pub(crate) max_file_bytes: Option<u64>,
     /// Most chunks (model calls) before the audit refuses.
-    #[arg(long = "max-chunks", value_name = "N", default_value_t = 64)]
+    #[arg(long = "max-chunks", value_name = "N", default_value_t = 256)]
     pub(crate) max_chunks: usize,
     /// Chunk reviews in flight at once.
     #[arg(long, value_name = "N", default_value_t = 3)]

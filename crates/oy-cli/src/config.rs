@@ -33,6 +33,8 @@ pub struct Config {
     pub sandbox: Arc<Sandbox>,
     /// `--trust-tools`: approve the workspace's tools.json as it is.
     pub trust_workspace_tools: bool,
+    /// `--root` named the workspace (rather than the current directory).
+    pub root_named: bool,
 }
 
 fn lookup(name: &str) -> Option<OsString> {
@@ -88,6 +90,7 @@ impl Config {
             child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
             sandbox: Arc::new(sandbox),
             trust_workspace_tools: common.trust_tools,
+            root_named: common.root.is_some(),
         })
     }
 }

@@ -1,11 +1,21 @@
 //! Where the report goes: its format, its default file name, and the
 //! checks on its path, made before any work so a refused path costs
 //! nothing and sends nothing.
+//!
+//! A report only ever replaces a report: an existing file at the path
+//! must carry oy's mark (the findings block of `ISSUES.md`, oy as the
+//! SARIF tool), else the person's own `ISSUES.md` would be lost. With the
+//! default name the report then goes beside it (`ISSUES.oy.md`); a name
+//! the person chose is refused.
 
 use oy_boundary::{FileKind, Workspace, WorkspacePath};
 
 use crate::error::AuditError;
-use crate::report::{Report, render_markdown, render_sarif};
+use crate::report::{Report, is_oy_markdown, is_oy_sarif, render_markdown, render_sarif};
+
+/// The most of an existing file read to look for oy's mark; a larger one
+/// is not a report oy wrote.
+const MAX_MARK_BYTES: u64 = 8 * 1024 * 1024;
 
 /// Directory names of version-control internals the report may not go
 /// into: a file there (`.git/hooks/pre-commit`, `.git/config`) can run code.
@@ -46,6 +56,9 @@ pub struct ReportTarget {
     name: String,
     path: WorkspacePath,
     format: ReportFormat,
+    /// The default name, when a file oy did not write holds it and the
+    /// report goes beside it instead.
+    beside: Option<String>,
 }
 
 impl ReportTarget {
@@ -53,13 +66,36 @@ impl ReportTarget {
     /// `None`). The report must land inside the workspace, and must not be
     /// a symlink (the repository would choose which file is overwritten),
     /// something other than a regular file, or inside version-control
-    /// internals. A path that does not exist yet is fine.
+    /// internals. A path that does not exist yet is fine; an existing
+    /// file must be a report oy wrote (or empty). When `name` is `None`
+    /// and the default file is someone else's, the report goes beside it
+    /// ([`ReportTarget::beside`]); a chosen name is refused instead
+    /// ([`AuditError::ReportNotOurs`]).
     pub fn check(
         workspace: &Workspace,
         name: Option<&str>,
         format: ReportFormat,
     ) -> Result<Self, AuditError> {
-        let name = name.unwrap_or(format.default_file_name()).to_owned();
+        let Some(chosen) = name else {
+            let default = format.default_file_name();
+            return match Self::check_one(workspace, default, format) {
+                Err(AuditError::ReportNotOurs { .. }) => {
+                    let mut target = Self::check_one(workspace, &beside_name(default), format)?;
+                    target.beside = Some(default.to_owned());
+                    Ok(target)
+                }
+                other => other,
+            };
+        };
+        Self::check_one(workspace, chosen, format)
+    }
+
+    fn check_one(
+        workspace: &Workspace,
+        name: &str,
+        format: ReportFormat,
+    ) -> Result<Self, AuditError> {
+        let name = name.to_owned();
         let path = match workspace.path(&name) {
             Ok(path) => path,
             Err(source) => return Err(AuditError::ReportOutside { path: name, source }),
@@ -78,8 +114,22 @@ impl ReportTarget {
             Ok(meta) if meta.kind != FileKind::File => {
                 Err(AuditError::ReportNotFile { path: name })
             }
-            _ => Ok(Self { name, path, format }),
+            Ok(meta) if meta.len > 0 && !is_ours(workspace, &path, format) => {
+                Err(AuditError::ReportNotOurs { path: name })
+            }
+            _ => Ok(Self {
+                name,
+                path,
+                format,
+                beside: None,
+            }),
         }
+    }
+
+    /// The default file name the report went beside, because a file oy
+    /// did not write holds it.
+    pub fn beside(&self) -> Option<&str> {
+        self.beside.as_deref()
     }
 
     /// The path as given (or defaulted): what messages show.
@@ -105,5 +155,25 @@ impl ReportTarget {
             .rsplit_once('/')
             .map(|(parent, _)| parent)
             .filter(|parent| !parent.is_empty())
+    }
+}
+
+/// `ISSUES.md` → `ISSUES.oy.md`: the same name with `.oy` before the
+/// extension.
+fn beside_name(name: &str) -> String {
+    match name.rsplit_once('.') {
+        Some((stem, extension)) => format!("{stem}.oy.{extension}"),
+        None => format!("{name}.oy"),
+    }
+}
+
+/// True when the file at `path` is a report oy wrote in `format`.
+fn is_ours(workspace: &Workspace, path: &WorkspacePath, format: ReportFormat) -> bool {
+    let Ok(text) = workspace.read_text(path, MAX_MARK_BYTES) else {
+        return false;
+    };
+    match format {
+        ReportFormat::Markdown => is_oy_markdown(&text),
+        ReportFormat::Sarif => is_oy_sarif(&text),
     }
 }

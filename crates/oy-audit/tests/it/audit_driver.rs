@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use oy_audit::{
     AuditError, AuditOptions, ContextWindow, Finding, Inclusion, PreparedAudit, Report,
-    ReportFormat, ReportTarget, ReviewProgress, Severity, SkipReason, Transparency, WindowSource,
-    prepare, render_markdown,
+    ReportFormat, ReportTarget, ReviewProgress, Severity, SkipReason, Stop, Transparency,
+    WindowSource, prepare, render_markdown,
 };
 use oy_boundary::{BoundaryError, Workspace};
 use oy_provider::{
@@ -34,7 +34,10 @@ fn fixture() -> (tempfile::TempDir, Workspace) {
         ("src/util.py", "def add(a, b):\n    return a + b\n"),
         (".env", "API_TOKEN=never-read\n"),
         ("Cargo.lock", "# lock\n"),
-        ("reports/audit.md", "# an earlier report\n"),
+        (
+            "reports/audit.md",
+            "# Audit findings\n\n<!-- oy-audit-findings\n{\"version\":1,\"findings\":[]}\n-->\n",
+        ),
     ] {
         let path = dir.path().join(path);
         fs::create_dir_all(path.parent().unwrap()).unwrap();
@@ -173,7 +176,7 @@ fn prepare_gives_what_the_dry_run_shows() {
     let (_dir, workspace) = fixture();
     let mut options = options(&workspace, Some("reports/audit.md"));
     options.collect.include_lockfiles = true;
-    let prepared = prepare(&workspace, options).unwrap();
+    let prepared = prepare(&workspace, options, &|_| {}).unwrap();
 
     let paths: Vec<&str> = prepared
         .collection()
@@ -191,7 +194,8 @@ fn prepare_gives_what_the_dry_run_shows() {
         ["reports/audit.md"]
     );
     assert_eq!(prepared.window(), &window(32_768));
-    let plan = prepared.plan().unwrap();
+    let plan = prepared.plan();
+    assert!(plan.stops.is_empty(), "{:?}", plan.stops);
     assert_eq!(plan.chunks.len(), 1);
     assert_eq!(plan.model_calls, 1);
     assert!(plan.estimated_tokens > 0);
@@ -206,23 +210,17 @@ async fn a_plan_that_fails_closed_is_shown_and_review_sends_nothing() {
     let (_dir, workspace) = fixture();
     let mut options = options(&workspace, None);
     options.window = window(2_000);
-    let prepared = prepare(&workspace, options).unwrap();
+    let prepared = prepare(&workspace, options, &|_| {}).unwrap();
     // Collected all the same (the earlier report elsewhere is just a file).
     assert_eq!(prepared.collection().files.len(), 3);
-    let error = prepared.plan().unwrap_err();
-    assert!(
-        matches!(error, AuditError::BudgetTooSmall { .. }),
-        "{error:?}"
-    );
+    let error = prepared.plan().check().unwrap_err();
+    assert!(budget_too_small(&error), "{error:?}");
 
     let provider = ScriptedProvider::new([text_reply(SHELL_FINDING)]);
     let result = prepared
         .review(&provider, "m", CancellationToken::new(), &|_| {})
         .await;
-    assert!(
-        matches!(result, Err(AuditError::BudgetTooSmall { .. })),
-        "{result:?}"
-    );
+    assert!(result.as_ref().is_err_and(budget_too_small), "{result:?}");
     assert!(provider.requests().is_empty());
 }
 
@@ -233,9 +231,10 @@ fn planning_errors_name_no_flags() {
         let mut options = options(&workspace, None);
         options.window = window(tokens);
         options.max_chunks = max_chunks;
-        prepare(&workspace, options)
+        prepare(&workspace, options, &|_| {})
             .unwrap()
             .plan()
+            .check()
             .unwrap_err()
             .to_string()
     };
@@ -258,7 +257,8 @@ fn planning_errors_name_no_flags() {
         "{too_many}"
     );
     assert!(
-        too_large.starts_with("src/big.py needs about"),
+        too_large.starts_with("1 code or configuration file needs more than the 4096 tokens")
+            && too_large.contains("(src/big.py ~"),
         "{too_large}"
     );
     for text in [too_small, too_many, too_large] {
@@ -274,7 +274,7 @@ fn a_scope_through_a_symlink_is_refused_as_usage() {
     symlink("../.env", dir.path().join("docs/NOTES.md")).unwrap();
     let mut linked = options(&workspace, None);
     linked.collect.scope = Some("docs/NOTES.md".to_owned());
-    let error = prepare(&workspace, linked).unwrap_err();
+    let error = prepare(&workspace, linked, &|_| {}).unwrap_err();
     let AuditError::Scope { scope, source } = &error else {
         panic!("expected Scope, got {error:?}");
     };
@@ -293,7 +293,7 @@ fn a_scope_through_a_symlink_is_refused_as_usage() {
 
     let mut missing = options(&workspace, None);
     missing.collect.scope = Some("missing".to_owned());
-    let error = prepare(&workspace, missing).unwrap_err();
+    let error = prepare(&workspace, missing, &|_| {}).unwrap_err();
     assert!(
         matches!(&error, AuditError::Scope { source, .. } if matches!(**source, AuditError::Boundary(BoundaryError::NotFound { .. }))),
         "{error:?}"
@@ -333,7 +333,7 @@ async fn review_builds_the_report_and_carries_earlier_findings_redacted() {
     options.focus = Some("focus on the shell".to_owned());
     options.command = "audit-embedder --hidden".to_owned();
     options.inclusion_option = |inclusion| (inclusion == Inclusion::Hidden).then_some("--hidden");
-    let prepared = prepare(&workspace, options).unwrap();
+    let prepared = prepare(&workspace, options, &|_| {}).unwrap();
     assert_eq!(prepared.previous().len(), 1);
     assert!(!prepared.previous()[0].evidence.contains(PLANTED));
     assert!(!prepared.previous()[0].verified);
@@ -393,7 +393,7 @@ async fn inclusions_are_named_in_words_without_a_frontend_spelling() {
     let mut options = options(&workspace, None);
     options.collect.include_lockfiles = true;
     options.collect.include_ignored = true;
-    let prepared = prepare(&workspace, options).unwrap();
+    let prepared = prepare(&workspace, options, &|_| {}).unwrap();
     let provider = ScriptedProvider::new([text_reply(r#"{"findings":[]}"#)]);
     let outcome = prepared
         .review(&provider, "m", CancellationToken::new(), &|_| {})
@@ -412,7 +412,12 @@ async fn sarif_reports_render_as_sarif_and_carry_nothing() {
     let (dir, workspace) = fixture();
     fs::write(dir.path().join("oy-audit.sarif"), "{}").unwrap();
     let target = ReportTarget::check(&workspace, None, ReportFormat::Sarif).unwrap();
-    let prepared = prepare(&workspace, AuditOptions::new(target, window(32_768))).unwrap();
+    let prepared = prepare(
+        &workspace,
+        AuditOptions::new(target, window(32_768)),
+        &|_| {},
+    )
+    .unwrap();
     assert!(prepared.previous().is_empty());
     let provider = ScriptedProvider::new([text_reply(SHELL_FINDING)]);
     let outcome = prepared
@@ -426,7 +431,7 @@ async fn sarif_reports_render_as_sarif_and_carry_nothing() {
 #[tokio::test]
 async fn cancelling_mid_review_returns_cancelled_and_nothing_to_render() {
     let (_dir, workspace) = fixture();
-    let prepared = prepare(&workspace, options(&workspace, None)).unwrap();
+    let prepared = prepare(&workspace, options(&workspace, None), &|_| {}).unwrap();
     let provider = Hanging::default();
     let cancel = CancellationToken::new();
     let review = prepared.review(&provider, "m", cancel.clone(), &|_| {});
@@ -446,7 +451,7 @@ async fn cancelling_mid_review_returns_cancelled_and_nothing_to_render() {
 #[tokio::test]
 async fn a_token_cancelled_before_the_review_sends_nothing() {
     let (_dir, workspace) = fixture();
-    let prepared = prepare(&workspace, options(&workspace, None)).unwrap();
+    let prepared = prepare(&workspace, options(&workspace, None), &|_| {}).unwrap();
     let provider = ScriptedProvider::new([text_reply(SHELL_FINDING)]);
     let cancel = CancellationToken::new();
     cancel.cancel();
@@ -459,9 +464,13 @@ async fn a_token_cancelled_before_the_review_sends_nothing() {
 fn the_review_future_can_be_spawned() {
     fn is_send<T: Send>(_: &T) {}
     let (_dir, workspace) = fixture();
-    let prepared: PreparedAudit = prepare(&workspace, options(&workspace, None)).unwrap();
+    let prepared: PreparedAudit = prepare(&workspace, options(&workspace, None), &|_| {}).unwrap();
     let provider = ScriptedProvider::new([]);
     let progress = |_: ReviewProgress| {};
     let review = prepared.review(&provider, "m", CancellationToken::new(), &progress);
     is_send(&review);
+}
+
+fn budget_too_small(error: &AuditError) -> bool {
+    matches!(error, AuditError::CannotReview { stops } if matches!(stops[..], [Stop::BudgetTooSmall { .. }]))
 }

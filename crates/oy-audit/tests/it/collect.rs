@@ -237,7 +237,7 @@ fn fixture() -> Fixture {
 
 fn options() -> CollectOptions {
     let mut options = CollectOptions::default();
-    options.max_file_bytes = MAX_BYTES;
+    options.max_file_bytes = Some(MAX_BYTES);
     options
 }
 

@@ -6,8 +6,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 use oy_audit::{
-    AuditError, Category, CollectedFile, Collection, Plan, PlanOptions, SecurityHit, SkipReason,
-    manifest, plan, security_index,
+    Category, CollectedFile, Collection, OversizedFile, Plan, PlanOptions, SecurityHit, SkipReason,
+    Stop, manifest, plan, security_index,
 };
 use proptest::prelude::*;
 
@@ -105,7 +105,7 @@ fn planned_paths(collection: &Collection, plan: &Plan) -> Vec<String> {
 fn plan_of_thirty_files_is_stable() {
     let c = fixture();
     let index = security_index(&c.files);
-    let p = plan(&c, &index, &options(8192, 2048, 64)).unwrap();
+    let p = plan(&c, &index, &options(8192, 2048, 64)).ready().unwrap();
     assert!(p.chunks.len() > 1, "the fixture should need map/reduce");
     insta::assert_snapshot!(render(&c, &p));
 }
@@ -114,7 +114,7 @@ fn plan_of_thirty_files_is_stable() {
 fn security_relevant_files_come_first_in_path_order() {
     let c = fixture();
     let index = security_index(&c.files);
-    let p = plan(&c, &index, &options(8192, 2048, 64)).unwrap();
+    let p = plan(&c, &index, &options(8192, 2048, 64)).ready().unwrap();
     let paths = planned_paths(&c, &p);
 
     let mut flagged: Vec<String> = index.iter().map(|h| h.path.clone()).collect();
@@ -135,9 +135,9 @@ fn security_relevant_files_come_first_in_path_order() {
 fn plan_ignores_the_order_of_the_index() {
     let c = fixture();
     let mut index = security_index(&c.files);
-    let a = plan(&c, &index, &options(8192, 2048, 64)).unwrap();
+    let a = plan(&c, &index, &options(8192, 2048, 64)).ready().unwrap();
     index.reverse();
-    let b = plan(&c, &index, &options(8192, 2048, 64)).unwrap();
+    let b = plan(&c, &index, &options(8192, 2048, 64)).ready().unwrap();
     assert_eq!(a, b);
 }
 
@@ -149,7 +149,7 @@ fn small_repository_is_a_single_prompt() {
         file("README.md", "# demo\n", Some("Markdown")),
     ]);
     let opts = PlanOptions::default();
-    let p = plan(&c, &security_index(&c.files), &opts).unwrap();
+    let p = plan(&c, &security_index(&c.files), &opts).ready().unwrap();
     assert_eq!(p.chunks.len(), 1);
     assert!(p.is_single());
     assert_eq!(p.model_calls, 1);
@@ -165,7 +165,7 @@ fn small_repository_is_a_single_prompt() {
 #[test]
 fn several_chunks_add_a_reduce_call() {
     let c = fixture();
-    let p = plan(&c, &[], &options(8192, 2048, 64)).unwrap();
+    let p = plan(&c, &[], &options(8192, 2048, 64)).ready().unwrap();
     assert!(!p.is_single());
     assert_eq!(p.model_calls, p.chunks.len() + 1);
     let maps: u64 = p.chunks.iter().map(|c| c.tokens + 1024).sum();
@@ -179,19 +179,24 @@ fn oversized_file_fails_closed_with_advice() {
         file("src/huge.rs", &filler(200_000), Some("Rust")),
         file("src/z.rs", &filler(1_000), Some("Rust")),
     ]);
-    let err = plan(&c, &[], &PlanOptions::default()).unwrap_err();
-    let AuditError::FileTooLarge {
-        path,
-        tokens,
-        budget,
-    } = &err
-    else {
-        panic!("expected FileTooLarge, got {err:?}");
+    let p = plan(&c, &[], &PlanOptions::default());
+    let [Stop::FilesTooLarge { files, budget }] = &p.stops[..] else {
+        panic!("expected FilesTooLarge, got {:?}", p.stops);
+    };
+    let [OversizedFile { path, tokens, .. }] = &files[..] else {
+        panic!("{files:?}");
     };
     assert_eq!(path, "src/huge.rs");
     assert_eq!(*budget, 32_768 - 12_288);
     assert!(*tokens > *budget);
-    let message = err.to_string();
+    // The rest is still planned, for a dry run to show, and never sent.
+    let planned: Vec<&str> = p.chunks[0]
+        .files
+        .iter()
+        .map(|&i| c.files[i].path.as_str())
+        .collect();
+    assert_eq!(planned, ["src/a.rs", "src/z.rs"]);
+    let message = p.check().unwrap_err().to_string();
     assert!(message.contains("src/huge.rs"), "{message}");
     assert!(message.contains("narrow the audit"), "{message}");
     assert!(message.contains("larger context window"), "{message}");
@@ -205,47 +210,60 @@ fn file_exactly_at_the_budget_fits() {
     let path = "src/edge.rs";
     let text = "x".repeat(budget as usize * 3 - 3 - path.len() - 64);
     let c = collection(vec![file(path, &text, None)]);
-    let p = plan(&c, &[], &options(budget + 1000, 1000, 4)).unwrap();
+    let p = plan(&c, &[], &options(budget + 1000, 1000, 4))
+        .ready()
+        .unwrap();
     assert_eq!(p.chunks[0].tokens, budget);
 
     let c = collection(vec![file(path, &format!("{text}x"), None)]);
-    let err = plan(&c, &[], &options(budget + 1000, 1000, 4)).unwrap_err();
-    assert!(matches!(err, AuditError::FileTooLarge { tokens, .. } if tokens == budget + 1));
+    let p = plan(&c, &[], &options(budget + 1000, 1000, 4));
+    assert!(
+        matches!(&p.stops[..], [Stop::FilesTooLarge { files, .. }] if files[0].tokens == budget + 1),
+        "{:?}",
+        p.stops
+    );
 }
 
 #[test]
 fn too_many_chunks_fails_closed() {
     let c = fixture();
-    let err = plan(&c, &[], &options(8192, 2048, 3)).unwrap_err();
-    let AuditError::TooManyChunks { needed, max } = err else {
-        panic!("expected TooManyChunks, got {err:?}");
+    let p = plan(&c, &[], &options(8192, 2048, 3));
+    let [Stop::TooManyChunks { needed, max }] = p.stops[..] else {
+        panic!("expected TooManyChunks, got {:?}", p.stops);
     };
     assert_eq!(max, 3);
     assert!(needed > 3);
     // The count is the real one: the same plan with room for it succeeds.
-    let p = plan(&c, &[], &options(8192, 2048, needed)).unwrap();
+    let p = plan(&c, &[], &options(8192, 2048, needed)).ready().unwrap();
     assert_eq!(p.chunks.len(), needed);
 }
 
 #[test]
 fn window_smaller_than_the_reserve_fails_closed() {
     let c = collection(vec![file("a.txt", "hello\n", None)]);
-    let err = plan(&c, &[], &options(4096, 8192, 64)).unwrap_err();
+    let p = plan(&c, &[], &options(4096, 8192, 64));
     assert!(
         matches!(
-            &err,
-            AuditError::BudgetTooSmall {
+            &p.stops[..],
+            [Stop::BudgetTooSmall {
                 context_window: 4096,
                 reserve_tokens: 8192,
                 ..
-            }
+            }]
         ),
-        "{err:?}"
+        "{:?}",
+        p.stops
     );
+    assert!(p.chunks.is_empty() && p.model_calls == 0);
+    let err = p.check().unwrap_err();
     assert!(err.to_string().contains("larger context window"), "{err}");
     // Small but positive budgets are refused too, even when files fit.
-    let err = plan(&c, &[], &options(1500, 1000, 64)).unwrap_err();
-    assert!(matches!(err, AuditError::BudgetTooSmall { .. }), "{err:?}");
+    let p = plan(&c, &[], &options(1500, 1000, 64));
+    assert!(
+        matches!(p.stops[..], [Stop::BudgetTooSmall { .. }]),
+        "{:?}",
+        p.stops
+    );
 }
 
 #[test]
@@ -253,8 +271,13 @@ fn empty_collection_has_nothing_to_review() {
     let mut c = Collection::default();
     c.skipped.insert(SkipReason::Binary, 2);
     c.skipped.insert(SkipReason::Hidden, 1);
-    let err = plan(&c, &[], &PlanOptions::default()).unwrap_err();
-    assert!(matches!(err, AuditError::NothingToReview(_)), "{err:?}");
+    let p = plan(&c, &[], &PlanOptions::default());
+    assert!(
+        matches!(p.stops[..], [Stop::NothingToReview { skipped: 3 }]),
+        "{:?}",
+        p.stops
+    );
+    let err = p.check().unwrap_err();
     assert!(err.to_string().contains("3 skipped"), "{err}");
 }
 
@@ -264,7 +287,7 @@ fn unusable_bytes_per_token_falls_back_to_one_token_per_byte() {
     for ratio in [0.0, -1.0, f64::NAN, f64::INFINITY] {
         let mut o = PlanOptions::default();
         o.bytes_per_token = ratio;
-        let p = plan(&c, &[], &o).unwrap();
+        let p = plan(&c, &[], &o).ready().unwrap();
         // "hello\n" + its `1| ` prefix + the path + the header.
         assert_eq!(p.chunks[0].tokens, (6 + 3 + 5 + 64) as u64, "{ratio}");
     }
@@ -615,48 +638,54 @@ proptest! {
         let o = options(window, reserve, max_chunks);
         let first = plan(&c, &hits, &o);
         let second = plan(&c, &hits, &o);
-        match (&first, &second) {
-            (Ok(a), Ok(b)) => prop_assert_eq!(a, b),
-            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
-            _ => prop_assert!(false, "plan is not deterministic"),
-        }
+        prop_assert_eq!(&first, &second, "plan is not deterministic");
         let budget = window.saturating_sub(reserve);
-        match first {
-            Ok(p) => {
-                prop_assert_eq!(p.chunk_budget, budget);
-                prop_assert!(p.chunks.len() <= max_chunks);
-                let mut seen = vec![0usize; c.files.len()];
-                for (n, chunk) in p.chunks.iter().enumerate() {
-                    prop_assert_eq!(chunk.index, n);
-                    prop_assert!(!chunk.files.is_empty());
-                    prop_assert!(chunk.tokens <= budget);
-                    let bytes: usize = chunk.files.iter().map(|&i| c.files[i].text.len()).sum();
-                    prop_assert_eq!(chunk.bytes, bytes);
-                    for &i in &chunk.files {
-                        seen[i] += 1;
-                    }
+        // Whatever stops it, the chunks keep their invariants.
+        let p = first;
+        prop_assert_eq!(p.chunk_budget, budget);
+        let too_small = p.stops.iter().any(|s| matches!(s, Stop::BudgetTooSmall { .. }));
+        let too_many = p.stops.iter().any(|s| matches!(s, Stop::TooManyChunks { .. }));
+        prop_assert_eq!(too_many, p.chunks.len() > max_chunks);
+        let mut seen = vec![0usize; c.files.len()];
+        for (n, chunk) in p.chunks.iter().enumerate() {
+            prop_assert_eq!(chunk.index, n);
+            prop_assert!(!chunk.files.is_empty());
+            prop_assert!(chunk.tokens <= budget);
+            let bytes: usize = chunk.files.iter().map(|&i| c.files[i].text.len()).sum();
+            prop_assert_eq!(chunk.bytes, bytes);
+            for &i in &chunk.files {
+                seen[i] += 1;
+            }
+        }
+        // Every file that fits is planned once; the others are stops.
+        let oversized: Vec<&str> = p.stops.iter().flat_map(|s| match s {
+            Stop::FilesTooLarge { files, .. } => files.iter().map(|f| f.path.as_str()).collect(),
+            _ => Vec::new(),
+        }).collect();
+        for (i, file) in c.files.iter().enumerate() {
+            let expected = usize::from(!too_small && !oversized.contains(&file.path.as_str()));
+            prop_assert_eq!(seen[i], expected, "{}", file.path);
+        }
+        let calls = match p.chunks.len() { 0 => 0, 1 => 1, n => n + 1 };
+        prop_assert_eq!(p.model_calls, calls);
+        // Flagged files first.
+        let order: Vec<bool> = p.chunks.iter()
+            .flat_map(|ch| ch.files.iter().map(|&i| hits.iter().any(|h| h.path == c.files[i].path)))
+            .collect();
+        prop_assert!(order.windows(2).all(|w| w[0] >= w[1]));
+        for stop in &p.stops {
+            match stop {
+                Stop::FilesTooLarge { files, budget: b } => {
+                    prop_assert_eq!(*b, budget);
+                    prop_assert!(files.iter().all(|f| f.tokens > *b));
                 }
-                prop_assert!(seen.iter().all(|&n| n == 1), "{:?}", seen);
-                let calls = if p.chunks.len() == 1 { 1 } else { p.chunks.len() + 1 };
-                prop_assert_eq!(p.model_calls, calls);
-                // Flagged files first.
-                let order: Vec<bool> = p.chunks.iter()
-                    .flat_map(|ch| ch.files.iter().map(|&i| hits.iter().any(|h| h.path == c.files[i].path)))
-                    .collect();
-                prop_assert!(order.windows(2).all(|w| w[0] >= w[1]));
+                Stop::BudgetTooSmall { min, .. } => prop_assert!(budget < *min),
+                Stop::TooManyChunks { needed, max } => {
+                    prop_assert_eq!(*max, max_chunks);
+                    prop_assert!(needed > max);
+                }
+                other => prop_assert!(false, "unexpected stop {other:?}"),
             }
-            Err(AuditError::FileTooLarge { tokens, budget: b, .. }) => {
-                prop_assert_eq!(b, budget);
-                prop_assert!(tokens > b);
-            }
-            Err(AuditError::BudgetTooSmall { min, .. }) => {
-                prop_assert!(budget < min);
-            }
-            Err(AuditError::TooManyChunks { needed, max }) => {
-                prop_assert_eq!(max, max_chunks);
-                prop_assert!(needed > max);
-            }
-            Err(e) => prop_assert!(false, "unexpected error {e:?}"),
         }
     }
 }
@@ -664,7 +693,9 @@ proptest! {
 #[test]
 fn a_huge_window_still_gets_chunks_of_a_readable_size() {
     let c = fixture();
-    let p = plan(&c, &[], &options(1_000_000, 8192, 64)).unwrap();
+    let p = plan(&c, &[], &options(1_000_000, 8192, 64))
+        .ready()
+        .unwrap();
     assert_eq!(p.chunk_budget, PlanOptions::default().max_chunk_tokens);
     assert!(p.chunks.iter().all(|chunk| chunk.tokens <= p.chunk_budget));
 }

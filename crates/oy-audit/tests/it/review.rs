@@ -86,6 +86,7 @@ fn plan(collection: &Collection) -> Plan {
         chunk_budget: 1000,
         estimated_tokens: 100,
         model_calls: calls,
+        stops: Vec::new(),
     }
 }
 
@@ -688,4 +689,28 @@ fn verify_checks_file_line_and_evidence_against_the_collected_text() {
             case.evidence
         );
     }
+}
+
+#[tokio::test]
+async fn a_plan_with_stops_is_refused_before_anything_is_sent() {
+    let collection = collection(2);
+    let mut plan = plan(&collection);
+    plan.stops
+        .push(oy_audit::Stop::TooManyChunks { needed: 9, max: 1 });
+    let provider = ScriptedProvider::new([text_reply("[]")]);
+    let result = review(
+        &provider,
+        &collection,
+        &manifest(&collection),
+        &hits(&collection),
+        &plan,
+        &options(),
+        &|_| {},
+    )
+    .await;
+    assert!(
+        matches!(&result, Err(oy_audit::AuditError::CannotReview { stops }) if stops.len() == 1),
+        "{result:?}"
+    );
+    assert!(provider.requests().is_empty());
 }

@@ -1,25 +1,27 @@
 //! `oy audit [FOCUS]`: flags into `oy_audit::AuditOptions`, the plan
-//! printed for `--dry-run`, otherwise the review driven with a progress
-//! bar (plain lines off a terminal) and the report written inside the
-//! workspace. Ctrl-C stops without writing a half report. What is sent
-//! and what the report says are decided in `oy-audit`.
+//! printed for `--dry-run` (exit 1 when the audit would stop), otherwise
+//! the review driven with progress (plain lines off a terminal) and the
+//! report written inside the workspace. Ctrl-C stops without writing a
+//! half report. What is sent and what the report says are decided in
+//! `oy-audit`.
 
-use std::io::{IsTerminal, Write};
-use std::sync::atomic::{AtomicUsize, Ordering};
+mod plan;
+mod progress;
+
+use std::io::Write;
 
 use anyhow::{Context, Result};
-use oy_audit::{
-    AuditError, AuditOptions, Inclusion, PreparedAudit, ReportFormat, ReportTarget, ReviewProgress,
-    WindowSource,
-};
+use oy_audit::{AuditError, AuditOptions, Inclusion, ReportFormat, ReportTarget};
 use oy_boundary::Workspace;
 use oy_tools::{CancelToken, ChildKiller};
 
+use self::plan::{advice, print_plan};
+use self::progress::{Collecting, Reviewing};
 use crate::agent_setup::runtime;
 use crate::cli::{AuditArgs, AuditFormat};
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
-use crate::render::{Style, terminal_line, terminal_safe};
+use crate::render::{terminal_line, terminal_safe};
 use crate::signals::Interrupts;
 
 pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
@@ -31,37 +33,58 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     };
     // Checked before any work: the report must land inside the workspace.
     let target = ReportTarget::check(&workspace, args.out.as_deref(), format).map_err(flagged)?;
+    if let Some(theirs) = target.beside() {
+        note(&format!(
+            "oy: {} was not written by oy; the report goes to {} beside it",
+            terminal_line(theirs),
+            terminal_line(target.name())
+        ));
+    }
     let mut options = AuditOptions::new(target.clone(), config.settings.audit_window());
     options.collect.scope.clone_from(&args.path);
     options.collect.max_file_bytes = args.max_file_bytes;
+    options.collect.exclude.clone_from(&args.exclude);
     options.collect.include_hidden = args.include_hidden;
     options.collect.include_ignored = args.include_ignored;
     options.collect.include_lockfiles = args.include_lockfiles;
     options.focus = (!args.focus.is_empty()).then(|| args.focus.join(" "));
     options.max_chunks = args.max_chunks;
     options.concurrency = args.concurrency;
-    options.command = command_line(args, &Inclusion::of(&options.collect));
+    let inclusions = Inclusion::of(&options.collect);
+    options.command = command_line(args, &inclusions, &[]);
     options.inclusion_option = |inclusion| Some(flag(inclusion));
-    let prepared = oy_audit::prepare(&workspace, options).map_err(flagged)?;
+    options.home = std::env::var_os("HOME").map(Into::into);
+    options.root_named = config.root_named;
+    let collecting = Collecting::new();
+    let prepared = oy_audit::prepare(&workspace, options, &|p| collecting.update(p));
+    collecting.finish();
+    let prepared = prepared.map_err(flagged)?;
+    let rerun = |excludes: &[String]| command_line(args, &inclusions, excludes);
     if args.dry_run {
-        let _ = print_plan(&prepared, &mut std::io::stdout().lock());
+        let _ = print_plan(&prepared, &rerun, &mut std::io::stdout().lock());
+        // The exit code says whether the real run would go ahead.
+        return Ok(if prepared.plan().stops.is_empty() {
+            Exit::Ok
+        } else {
+            Exit::Failed
+        });
     }
-    let chunks = match prepared.plan() {
-        Ok(plan) => plan.chunks.len(),
-        Err(error) => return Ok(fail_closed(error)),
-    };
-    if args.dry_run {
-        return Ok(Exit::Ok);
+    if !prepared.plan().stops.is_empty() {
+        for stop in &prepared.plan().stops {
+            note(&format!("oy: audit stopped:\n{}", advice(stop, &rerun)));
+        }
+        return Ok(Exit::Failed);
     }
+    let chunks = prepared.plan().chunks.len();
 
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(config).await?;
-        let progress = Progress::new(chunks);
+        let progress = Reviewing::new(chunks);
         // The one Ctrl-C path (signals.rs): the first signal cancels the
         // review, a second one quits at once.
         let cancel = CancelToken::new();
         let _interrupts = Interrupts::install(cancel.clone(), ChildKiller::default())?;
-        let on_progress = |event: ReviewProgress| progress.update(&event);
+        let on_progress = |event: oy_audit::ReviewProgress| progress.update(&event);
         let outcome = prepared
             .review(
                 connected.provider.as_ref(),
@@ -77,7 +100,14 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
                 note("oy: audit interrupted; no report was written");
                 return Ok(Exit::Interrupted);
             }
-            Err(error) => return Ok(fail_closed(&error)),
+            Err(error) => {
+                // Errors name files, and file names come from the repository.
+                note(&format!(
+                    "oy: audit stopped: {}",
+                    terminal_safe(&error.to_string())
+                ));
+                return Ok(Exit::Failed);
+            }
         };
         let out = target.name();
         if let Some(parent) = target.parent() {
@@ -108,15 +138,23 @@ fn flag(inclusion: Inclusion) -> &'static str {
     }
 }
 
-/// A refused scope or report path is a usage error naming its flag.
+/// A refused root, scope, pattern or report path is a usage error naming
+/// its flag and what to do.
 fn flagged(error: AuditError) -> anyhow::Error {
     if !error.is_usage() {
         return error.into();
     }
     UsageError::new(match &error {
         AuditError::Scope { .. } => format!("--path {error}"),
+        AuditError::BadExclude { .. } => format!("--exclude {error}"),
+        AuditError::BroadRoot { .. } => format!(
+            "{error}\nhint: run oy audit inside a project, or name what to audit: --path DIR, or --path . for all of it"
+        ),
         AuditError::ReportSymlink { .. } => format!("{error} (remove it, or pass --out)"),
         AuditError::ReportNotFile { .. } => format!("{error}; pass --out with a file path"),
+        AuditError::ReportNotOurs { .. } => {
+            format!("{error}\nhint: pass --out with another path, or move the file away")
+        }
         AuditError::ReportOutside { .. } | AuditError::ReportInVcs { .. } => {
             format!("--out {error}")
         }
@@ -125,39 +163,18 @@ fn flagged(error: AuditError) -> anyhow::Error {
     .into()
 }
 
-/// An audit that cannot go on: the error's advice (with the flag that
-/// narrows an audit), exit 1.
-fn fail_closed(error: &AuditError) -> Exit {
-    const NARROW: &str = "with a path (oy audit --path DIR)";
-    let advice = match error {
-        AuditError::FileTooLarge {
-            path,
-            tokens,
-            budget,
-        } => format!(
-            "{path} needs about {tokens} tokens but a chunk holds at most {budget}; narrow the audit {NARROW}, or use a model with a larger context window"
-        ),
-        AuditError::TooManyChunks { needed, max } => format!(
-            "the audit needs {needed} chunks, more than the limit of {max}; narrow it {NARROW} or a focus, or use a model with a larger context window"
-        ),
-        AuditError::BudgetTooSmall { .. } => {
-            format!("{error} (set context_window in the config if oy guessed it too small)")
-        }
-        _ => error.to_string(),
-    };
-    // Errors name files, and file names come from the repository.
-    note(&format!("oy: audit stopped: {}", terminal_safe(&advice)));
-    Exit::Failed
-}
-
-/// The command as typed, for the report's transparency line.
-fn command_line(args: &AuditArgs, inclusions: &[Inclusion]) -> String {
+/// The command as typed (with `excludes` added), for the report's
+/// transparency line and for hints to run it again.
+fn command_line(args: &AuditArgs, inclusions: &[Inclusion], excludes: &[String]) -> String {
     let mut parts = vec!["oy audit".to_owned()];
     if !args.focus.is_empty() {
-        parts.push(format!("{:?}", args.focus.join(" ")));
+        parts.push(shell_word(&args.focus.join(" ")));
     }
     if let Some(path) = &args.path {
-        parts.push(format!("--path {path}"));
+        parts.push(format!("--path {}", shell_word(path)));
+    }
+    for pattern in args.exclude.iter().chain(excludes) {
+        parts.push(format!("--exclude {}", shell_word(pattern)));
     }
     parts.extend(
         inclusions
@@ -167,137 +184,19 @@ fn command_line(args: &AuditArgs, inclusions: &[Inclusion]) -> String {
     parts.join(" ")
 }
 
-/// Prints the plan: what would be sent, what is skipped and why, the
-/// chunks and the estimated tokens. Nothing is sent.
-fn print_plan(prepared: &PreparedAudit, out: &mut impl Write) -> std::io::Result<()> {
-    let collection = prepared.collection();
-    let (files, bytes) = (collection.files.len(), prepared.bytes());
-    let redacted = prepared.redacted_lines();
-    writeln!(
-        out,
-        "would send {files} files ({bytes} bytes); {redacted} secret-shaped lines redacted"
-    )?;
-    for file in &collection.files {
-        let language = file.language.as_deref().map(terminal_line);
-        let language = language.map(|l| format!("  {l}")).unwrap_or_default();
-        let path = terminal_line(&file.path);
-        writeln!(
-            out,
-            "  {path}  {} bytes  {} lines{language}",
-            file.bytes, file.lines
-        )?;
+/// `word` as a shell reads it back: bare when plain, else single-quoted.
+fn shell_word(word: &str) -> String {
+    let plain = !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_./-:=@%+,".contains(&b));
+    if plain {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
     }
-    writeln!(
-        out,
-        "skipped {} files:",
-        collection.skipped.values().sum::<usize>()
-    )?;
-    for (reason, count) in &collection.skipped {
-        let examples = collection
-            .skipped_examples
-            .get(reason)
-            .into_iter()
-            .flatten();
-        let examples: Vec<String> = examples.map(|path| terminal_line(path)).collect();
-        writeln!(
-            out,
-            "  {:<20} {count:>6}  {}",
-            reason.name(),
-            examples.join(", ")
-        )?;
-    }
-    let window = prepared.window();
-    let source = match &window.source {
-        WindowSource::Fallback => "default; set context_window in the config for your model".into(),
-        source => source.to_string(),
-    };
-    // The source can name the configured model.
-    writeln!(
-        out,
-        "context window {} tokens ({})",
-        window.tokens,
-        terminal_line(&source)
-    )?;
-    let Ok(plan) = prepared.plan() else {
-        return Ok(());
-    };
-    let (chunks, calls) = (plan.chunks.len(), plan.model_calls);
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
-    writeln!(
-        out,
-        "{chunks} chunk{} of at most {} tokens; {calls} model call{}; ~{} input tokens",
-        plural(chunks),
-        plan.chunk_budget,
-        plural(calls),
-        plan.estimated_tokens
-    )?;
-    for chunk in &plan.chunks {
-        let (index, files) = (chunk.index + 1, chunk.files.len());
-        writeln!(
-            out,
-            "  chunk {index}: {files} files, {} bytes, ~{} tokens",
-            chunk.bytes, chunk.tokens
-        )?;
-    }
-    writeln!(out, "nothing was sent (--dry-run)")
 }
 
 fn note(text: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{text}");
-}
-
-/// A bar over chunks on a terminal, plain lines otherwise.
-struct Progress {
-    bar: Option<indicatif::ProgressBar>,
-    total: usize,
-    style: Style,
-    done: AtomicUsize,
-}
-
-impl Progress {
-    fn new(total: usize) -> Self {
-        let terminal = std::io::stderr().is_terminal();
-        let template = "reviewing {bar:30} {pos}/{len} chunks {elapsed} {msg}";
-        let bar = terminal.then(|| indicatif::ProgressBar::new(total as u64));
-        if let (Some(bar), Ok(style)) = (&bar, indicatif::ProgressStyle::with_template(template)) {
-            bar.set_style(style);
-        }
-        let (style, done) = (Style::detect(terminal), AtomicUsize::new(0));
-        Self {
-            bar,
-            total,
-            style,
-            done,
-        }
-    }
-
-    fn update(&self, event: &ReviewProgress) {
-        let (line, dim) = match (&self.bar, event) {
-            (Some(bar), ReviewProgress::ChunkDone { .. }) => return bar.inc(1),
-            (None, ReviewProgress::ChunkDone { findings, .. }) => {
-                let done = self.done.fetch_add(1, Ordering::SeqCst) + 1;
-                let total = self.total;
-                (
-                    format!("reviewed chunk {done}/{total}: {findings} finding(s)"),
-                    false,
-                )
-            }
-            (_, ReviewProgress::Retry { error }) => {
-                (format!("retrying: {}", terminal_safe(error)), true)
-            }
-            (_, ReviewProgress::Reducing) => ("merging findings".to_owned(), false),
-            _ => return,
-        };
-        match &self.bar {
-            Some(bar) => bar.set_message(line),
-            None if dim => note(&self.style.dim(&line)),
-            None => note(&line),
-        }
-    }
-
-    fn finish(&self) {
-        if let Some(bar) = &self.bar {
-            bar.finish_and_clear();
-        }
-    }
 }
