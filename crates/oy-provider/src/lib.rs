@@ -5,8 +5,9 @@
 //! plain JSON Schema; output limits) and the stream of [`Event`]s a model
 //! answers with (text deltas, tool calls started / argument deltas / done,
 //! usage, finish with a [`StopReason`]); the [`Provider`] trait every
-//! backend implements (usable as `dyn`, so tests can script one) and the
-//! [`Reachability`] its `check` reports without spending tokens; the
+//! backend implements (usable as `dyn`, so tests can script one), the
+//! [`Reachability`] its `check` reports without spending tokens and the
+//! [`ServerWindow`] its `context_window` asks the model server for; the
 //! [`retry`] gate (transient failures retried with jittered backoff, never
 //! after a side effect); [`Secret`] for API keys; the [`limits`] on what a
 //! server may send; and choosing the provider and model from plain values
@@ -34,6 +35,7 @@ mod pump;
 pub mod retry;
 mod scripted;
 mod secret;
+mod window;
 
 pub use autodetect::{
     LocalServer, LocalServerKind, ProbeTargets, probe_local_servers, probe_servers,
@@ -56,3 +58,4 @@ pub use provider::{BoxFuture, EventStream, Provider, Reachability};
 pub use retry::{Attempts, Replay, RetryNotice, RetryPolicy, stream_with_retries};
 pub use scripted::{ScriptedProvider, ScriptedReply};
 pub use secret::Secret;
+pub use window::{ServerWindow, WindowBound, WindowSource};

@@ -1,7 +1,8 @@
 //! What every OpenAI-compatible backend shares: [`OpenAiConfig`], the HTTP
 //! client built from it (rustls, no redirects, the key only where it
 //! belongs), HTTP error mapping with `Retry-After`, the bounded SSE reader,
-//! and `GET /models`.
+//! `GET /models`, and (`openai/probe.rs`) the quiet side requests
+//! [`crate::window`] asks a server's own endpoints with.
 //!
 //! Why `reqwest` directly rather than `async-openai`'s client: its streams
 //! go through `eventsource-stream`, which buffers an event without bound and
@@ -10,6 +11,7 @@
 //! so requests and SSE framing are done here over the same `reqwest` that
 //! `async-openai` is built on, with oy's own serde wire structs.
 
+mod probe;
 pub(crate) mod sse;
 
 use std::time::{Duration, SystemTime};
@@ -101,6 +103,9 @@ impl std::fmt::Debug for OpenAiConfig {
 pub(crate) struct OpenAiClient {
     http: reqwest::Client,
     base: String,
+    /// The server's root: `base` without a trailing `/v1` (a proxy's path
+    /// prefix kept), where servers put their own endpoints.
+    origin: reqwest::Url,
     host: String,
     headers: HeaderMap,
     config: OpenAiConfig,
@@ -167,6 +172,7 @@ impl OpenAiClient {
         Ok(Self {
             http,
             base: url.as_str().trim_end_matches('/').to_owned(),
+            origin: probe::origin_of(&url),
             host,
             headers,
             config,

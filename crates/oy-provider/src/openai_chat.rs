@@ -8,6 +8,7 @@ mod decode;
 mod wire;
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
@@ -15,6 +16,7 @@ use crate::openai::sse::SseReader;
 use crate::openai::{OpenAiClient, OpenAiConfig};
 use crate::provider::{BoxFuture, EventStream, Provider};
 use crate::pump::{self, Step};
+use crate::window::{self, ServerWindow};
 
 use decode::ChatDecoder;
 use wire::request_body;
@@ -71,6 +73,14 @@ impl Provider for OpenAiChatProvider {
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
         Box::pin(self.client.list_models())
+    }
+
+    fn context_window<'a>(
+        &'a self,
+        model: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Option<ServerWindow>> {
+        Box::pin(window::probe(&self.client, model, timeout))
     }
 }
 

@@ -16,6 +16,7 @@ mod decode;
 mod request;
 
 use std::collections::VecDeque;
+use std::time::Duration;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
@@ -23,6 +24,7 @@ use crate::openai::sse::SseReader;
 use crate::openai::{OpenAiClient, OpenAiConfig};
 use crate::provider::{BoxFuture, EventStream, Provider};
 use crate::pump::{self, Step};
+use crate::window::{self, ServerWindow};
 
 use decode::Decoder;
 
@@ -108,5 +110,13 @@ impl Provider for OpenAiResponsesProvider {
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
         Box::pin(self.models())
+    }
+
+    fn context_window<'a>(
+        &'a self,
+        model: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Option<ServerWindow>> {
+        Box::pin(window::probe(&self.client, model, timeout))
     }
 }

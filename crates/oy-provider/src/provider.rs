@@ -9,6 +9,7 @@ use futures_core::Stream;
 
 use crate::error::{ErrorKind, ProviderError};
 use crate::model::{Event, ModelInfo, Request};
+use crate::window::ServerWindow;
 
 /// A stream of answer events; an `Err` item ends it.
 pub type EventStream = Pin<Box<dyn Stream<Item = Result<Event, ProviderError>> + Send>>;
@@ -57,6 +58,19 @@ pub trait Provider: Send + Sync {
                 models,
             }
         })
+    }
+
+    /// The context window the server runs `model` with, when it can tell;
+    /// each probe waits at most `timeout`. `None` means it cannot (never an
+    /// error): the caller falls back to its own table. The default cannot
+    /// tell.
+    fn context_window<'a>(
+        &'a self,
+        model: &'a str,
+        timeout: Duration,
+    ) -> BoxFuture<'a, Option<ServerWindow>> {
+        let _ = (model, timeout);
+        Box::pin(std::future::ready(None))
     }
 }
 

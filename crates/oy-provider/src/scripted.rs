@@ -4,10 +4,12 @@
 
 use std::collections::VecDeque;
 use std::sync::{Mutex, PoisonError};
+use std::time::Duration;
 
 use crate::error::ProviderError;
 use crate::model::{Event, ModelInfo, Request};
 use crate::provider::{BoxFuture, EventStream, Provider};
+use crate::window::{ServerWindow, WindowSource};
 
 /// One scripted answer.
 #[derive(Debug, Clone)]
@@ -19,11 +21,21 @@ pub enum ScriptedReply {
 }
 
 /// Plays back [`ScriptedReply`]s in order; when they run out, every
-/// further request fails with a protocol error naming the script.
-#[derive(Debug, Default)]
+/// further request fails with a protocol error naming the script. Its
+/// model list (one `scripted-model` with a 128 000-token window unless
+/// [`ScriptedProvider::with_models`] names others) is also where
+/// [`Provider::context_window`] finds a model's window.
+#[derive(Debug)]
 pub struct ScriptedProvider {
     replies: Mutex<VecDeque<ScriptedReply>>,
     requests: Mutex<Vec<Request>>,
+    models: Vec<ModelInfo>,
+}
+
+impl Default for ScriptedProvider {
+    fn default() -> Self {
+        Self::new([])
+    }
 }
 
 impl ScriptedProvider {
@@ -32,7 +44,20 @@ impl ScriptedProvider {
         Self {
             replies: Mutex::new(replies.into_iter().collect()),
             requests: Mutex::new(Vec::new()),
+            models: vec![ModelInfo {
+                id: "scripted-model".to_owned(),
+                owned_by: None,
+                context_window: Some(128_000),
+            }],
         }
+    }
+
+    /// The same provider listing `models` instead (and reporting their
+    /// windows from [`Provider::context_window`]).
+    #[must_use]
+    pub fn with_models(mut self, models: impl IntoIterator<Item = ModelInfo>) -> Self {
+        self.models = models.into_iter().collect();
+        self
     }
 
     /// Every request received so far.
@@ -78,12 +103,23 @@ impl Provider for ScriptedProvider {
     }
 
     fn list_models(&self) -> BoxFuture<'_, Result<Vec<ModelInfo>, ProviderError>> {
-        Box::pin(async {
-            Ok(vec![ModelInfo {
-                id: "scripted-model".to_owned(),
-                owned_by: None,
-                context_window: Some(128_000),
-            }])
-        })
+        let models = self.models.clone();
+        Box::pin(async { Ok(models) })
+    }
+
+    /// The window of `model`'s entry in the scripted model list.
+    fn context_window<'a>(
+        &'a self,
+        model: &'a str,
+        _timeout: Duration,
+    ) -> BoxFuture<'a, Option<ServerWindow>> {
+        let window = self
+            .models
+            .iter()
+            .find(|entry| entry.id == model)
+            .and_then(|entry| entry.context_window)
+            .filter(|&tokens| tokens > 0)
+            .map(|tokens| ServerWindow::new(tokens, WindowSource::ModelList));
+        Box::pin(std::future::ready(window))
     }
 }

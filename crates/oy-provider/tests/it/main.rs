@@ -25,3 +25,4 @@ mod provider_responses;
 mod provider_retry;
 mod provider_secret;
 mod provider_spec;
+mod provider_window;
