@@ -16,6 +16,7 @@ use crate::events::{AgentEvent, AgentEventSink, NoAgentEvents, TokenUsage};
 use crate::instructions::read_agents_md;
 use crate::session::{SavedSession, SessionHeader, SessionStore, new_session_id};
 use crate::transcript::{Entry, Transcript};
+use crate::window::WindowProbe;
 
 /// Limits and knobs of the loop (the defaults are in docs/architecture.md).
 #[derive(Debug, Clone)]
@@ -209,6 +210,11 @@ impl AgentBuilder {
         } else {
             None
         };
+        let window_probe = if self.options.context_window.is_some() {
+            WindowProbe::Settled
+        } else {
+            WindowProbe::NotAsked
+        };
         let agent = Agent {
             provider: self.provider,
             model: self.model,
@@ -224,6 +230,7 @@ impl AgentBuilder {
             store: self.store,
             usage_total: TokenUsage::default(),
             compacted_weight: None,
+            window_probe,
         };
         agent.emit(&AgentEvent::SessionStarted {
             session_id: agent.header.id.clone(),
@@ -269,6 +276,8 @@ pub struct Agent {
     /// waits until the transcript has grown again, so a window too small
     /// for the recent turns does not trigger a summary request every time.
     pub(crate) compacted_weight: Option<usize>,
+    /// The model server's own word on its window, asked in the background.
+    pub(crate) window_probe: WindowProbe,
 }
 
 impl std::fmt::Debug for Agent {
@@ -299,6 +308,7 @@ impl Agent {
         if self.options.context_window.is_none() {
             let window = known_window(&self.model).unwrap_or(FALLBACK_WINDOW);
             self.budget = ContextBudget::new(window, self.options.compact_at);
+            self.window_probe = WindowProbe::NotAsked;
         }
     }
 

@@ -30,6 +30,16 @@ impl ContextBudget {
         }
     }
 
+    /// The same budget for a `window`-token model, keeping the ratio
+    /// learned so far.
+    #[must_use]
+    pub fn with_window(self, window: u64) -> Self {
+        Self {
+            window: window.max(1024),
+            ..self
+        }
+    }
+
     /// The window in tokens.
     pub fn window(&self) -> u64 {
         self.window

@@ -27,6 +27,7 @@ mod instructions;
 mod session;
 mod transcript;
 mod turn;
+mod window;
 
 pub use agent::{Agent, AgentBuilder, AgentOptions};
 pub use budget::{ContextBudget, FALLBACK_WINDOW, known_window};

@@ -131,6 +131,7 @@ impl Agent {
             self.header.title = title(prompt);
         }
         self.tools.ledger().begin_turn();
+        self.ask_window();
         self.emit(&AgentEvent::TurnStarted {
             turn,
             prompt: prompt.to_owned(),
@@ -195,6 +196,7 @@ impl Agent {
                     ),
                 );
             }
+            self.refresh_window();
             if self.budget.over(self.request_bytes()) && self.grew_since_compaction() {
                 self.compact_with(Trigger::Auto).await;
             }

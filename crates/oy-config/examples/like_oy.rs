@@ -106,9 +106,11 @@ async fn run(
     let target = ReportTarget::check(&workspace, None, ReportFormat::Markdown)?;
     let prepared = oy_audit::prepare(
         &workspace,
-        AuditOptions::new(target, settings.audit_window()),
+        AuditOptions::new(target, settings.audit_window(None, None)),
+        &|_| {},
     )?;
-    let plan = prepared.plan().map_err(ToString::to_string)?;
+    let plan = prepared.plan();
+    plan.check()?;
     println!(
         "plan: {} files, {} chunks, {} tokens (window {}, {})",
         prepared.collection().files.len(),

@@ -75,7 +75,7 @@ fn the_provider_table_gives_the_model_and_window_last() {
     assert_eq!(settings.context_window, Some(2000));
     let settings = resolve(&Overrides::default(), "context_window = 1000\n", None);
     assert_eq!(settings.context_window, Some(1000));
-    assert_eq!(settings.audit_window().tokens, 1000);
+    assert_eq!(settings.audit_window(None, None).tokens, 1000);
 }
 
 #[test]

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use oy_agent::AgentOptions;
 use oy_audit::ContextWindow;
-use oy_provider::ConnectSettings;
+use oy_provider::{ConnectSettings, ServerWindow};
 use oy_tools::SandboxInputs;
 
 use crate::Settings;
@@ -40,11 +40,14 @@ impl Settings {
     }
 
     /// The window an audit plans with: the configured one, else the one
-    /// known for the configured model, else the agent's fallback.
-    pub fn audit_window(&self) -> ContextWindow {
+    /// the `server` reported (`Provider::context_window`), else the one
+    /// known for the `model` (the configured one when `None`), else the
+    /// agent's fallback.
+    pub fn audit_window(&self, model: Option<&str>, server: Option<ServerWindow>) -> ContextWindow {
         ContextWindow::choose(
             self.context_window,
-            self.model.as_ref().map(|model| model.value.as_str()),
+            server,
+            model.or(self.model.as_ref().map(|model| model.value.as_str())),
             oy_agent::known_window,
             oy_agent::FALLBACK_WINDOW,
         )

@@ -51,6 +51,17 @@ impl ServerWindow {
     pub fn bound(&self) -> WindowBound {
         self.source.bound()
     }
+
+    /// The window to plan with, given the `estimate` oy would use without
+    /// the server (a model table's or the fallback): the server's answer,
+    /// except that an upper bound only caps the estimate — a model that
+    /// is not loaded may be loaded with far less than its maximum.
+    pub fn applied_to(&self, estimate: u64) -> u64 {
+        match self.bound() {
+            WindowBound::AtMost => self.tokens.min(estimate),
+            WindowBound::Exact | WindowBound::AtLeast => self.tokens,
+        }
+    }
 }
 
 impl fmt::Display for ServerWindow {

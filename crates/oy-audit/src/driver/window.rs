@@ -4,6 +4,8 @@
 
 use std::fmt;
 
+use oy_provider::ServerWindow;
+
 /// The window, in tokens, and its source.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ContextWindow {
@@ -19,6 +21,11 @@ pub struct ContextWindow {
 pub enum WindowSource {
     /// The person configured it.
     Configured,
+    /// The model server said so.
+    Server {
+        /// What it said, and where (`16384 tokens (llama.cpp /props)`).
+        said: String,
+    },
     /// Known for this model.
     Known {
         /// The model id.
@@ -32,6 +39,7 @@ impl fmt::Display for WindowSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Configured => f.write_str("configured"),
+            Self::Server { said } => write!(f, "the server: {said}"),
             Self::Known { model } => write!(f, "known for {model}"),
             Self::Fallback => f.write_str("default"),
         }
@@ -39,10 +47,12 @@ impl fmt::Display for WindowSource {
 }
 
 impl ContextWindow {
-    /// The configured window, else the one `known` for `model`, else
-    /// `fallback`.
+    /// The configured window, else the one the `server` reported (see
+    /// [`ServerWindow::applied_to`]), else the one `known` for `model`,
+    /// else `fallback`.
     pub fn choose(
         configured: Option<u64>,
+        server: Option<ServerWindow>,
         model: Option<&str>,
         known: impl Fn(&str) -> Option<u64>,
         fallback: u64,
@@ -53,19 +63,32 @@ impl ContextWindow {
                 source: WindowSource::Configured,
             };
         }
-        if let Some(model) = model
-            && let Some(tokens) = known(model)
-        {
-            return Self {
+        let estimate = match model.and_then(|model| known(model).map(|tokens| (model, tokens))) {
+            Some((model, tokens)) => Self {
                 tokens,
                 source: WindowSource::Known {
                     model: model.to_owned(),
                 },
-            };
-        }
-        Self {
-            tokens: fallback,
-            source: WindowSource::Fallback,
+            },
+            None => Self {
+                tokens: fallback,
+                source: WindowSource::Fallback,
+            },
+        };
+        match server {
+            // An upper bound above the estimate changes nothing.
+            Some(server)
+                if server.applied_to(estimate.tokens) != estimate.tokens
+                    || server.tokens == estimate.tokens =>
+            {
+                Self {
+                    tokens: server.applied_to(estimate.tokens),
+                    source: WindowSource::Server {
+                        said: server.to_string(),
+                    },
+                }
+            }
+            _ => estimate,
         }
     }
 }

@@ -48,7 +48,7 @@ fn fixture() -> (tempfile::TempDir, Workspace) {
 }
 
 fn window(tokens: u64) -> ContextWindow {
-    ContextWindow::choose(Some(tokens), None, |_| None, 0)
+    ContextWindow::choose(Some(tokens), None, None, |_| None, 0)
 }
 
 fn options(workspace: &Workspace, out: Option<&str>) -> AuditOptions {
@@ -158,17 +158,45 @@ fn report_paths_outside_in_vcs_through_links_or_on_directories_are_refused() {
 #[test]
 fn the_window_is_configured_then_known_for_the_model_then_the_fallback() {
     let known = |model: &str| (model == "big-model").then_some(200_000);
-    let configured = ContextWindow::choose(Some(9_000), Some("big-model"), known, 32_768);
+    let configured = ContextWindow::choose(Some(9_000), None, Some("big-model"), known, 32_768);
     assert_eq!(configured.tokens, 9_000);
     assert_eq!(configured.source, WindowSource::Configured);
-    let by_model = ContextWindow::choose(None, Some("big-model"), known, 32_768);
+    let by_model = ContextWindow::choose(None, None, Some("big-model"), known, 32_768);
     assert_eq!(by_model.tokens, 200_000);
     assert_eq!(by_model.source.to_string(), "known for big-model");
-    let fallback = ContextWindow::choose(None, Some("other"), known, 32_768);
+    let fallback = ContextWindow::choose(None, None, Some("other"), known, 32_768);
     assert_eq!(
         (fallback.tokens, fallback.source),
         (32_768, WindowSource::Fallback)
     );
+}
+
+#[test]
+fn the_server_beats_the_model_table_and_an_upper_bound_only_caps_it() {
+    use oy_provider::{ServerWindow, WindowSource as Said};
+    let known = |model: &str| (model == "big-model").then_some(200_000);
+    let choose = |configured, server| {
+        ContextWindow::choose(configured, server, Some("big-model"), known, 32_768)
+    };
+    let exact = Some(ServerWindow::new(16_384, Said::LlamaCppProps));
+    let window = choose(None, exact);
+    assert_eq!(window.tokens, 16_384);
+    assert_eq!(
+        window.source.to_string(),
+        "the server: 16384 tokens (llama.cpp /props)"
+    );
+    // The configuration still wins.
+    assert_eq!(choose(Some(9_000), exact).tokens, 9_000);
+    // An upper bound (a model not loaded) caps the estimate...
+    let at_most = |tokens| Some(ServerWindow::new(tokens, Said::LmStudioMax));
+    assert_eq!(choose(None, at_most(8_192)).tokens, 8_192);
+    // ...and one above it changes nothing.
+    let window = choose(None, at_most(1_000_000));
+    assert_eq!(window.tokens, 200_000);
+    assert_eq!(window.source.to_string(), "known for big-model");
+    // A lower bound is taken as it is.
+    let at_least = Some(ServerWindow::new(4_096, Said::OllamaDefault));
+    assert_eq!(choose(None, at_least).tokens, 4_096);
 }
 
 #[test]

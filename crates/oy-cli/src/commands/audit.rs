@@ -24,6 +24,9 @@ use crate::exit::{Exit, UsageError};
 use crate::render::{terminal_line, terminal_safe};
 use crate::signals::Interrupts;
 
+/// How long the model server may take to say what window it runs.
+const WINDOW_PROBE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
 pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let workspace = Workspace::open(&config.root)
         .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
@@ -40,7 +43,25 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
             terminal_line(target.name())
         ));
     }
-    let mut options = AuditOptions::new(target.clone(), config.settings.audit_window());
+    let runtime = runtime()?;
+    // The provider first: its server may say what window it runs the
+    // model with. A dry run goes on without one (nothing is sent).
+    let connected = match runtime.block_on(crate::provider_setup::connect(config)) {
+        Ok(connected) => Some(connected),
+        Err(_) if args.dry_run => None,
+        Err(error) => return Err(error),
+    };
+    let server = match (&connected, config.settings.context_window) {
+        (Some(connected), None) => runtime.block_on(
+            connected
+                .provider
+                .context_window(&connected.model, WINDOW_PROBE_TIMEOUT),
+        ),
+        _ => None,
+    };
+    let model = connected.as_ref().map(|connected| connected.model.as_str());
+    let window = config.settings.audit_window(model, server);
+    let mut options = AuditOptions::new(target.clone(), window);
     options.collect.scope.clone_from(&args.path);
     options.collect.max_file_bytes = args.max_file_bytes;
     options.collect.exclude.clone_from(&args.exclude);
@@ -76,9 +97,11 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         return Ok(Exit::Failed);
     }
     let chunks = prepared.plan().chunks.len();
+    let Some(connected) = connected else {
+        return Ok(Exit::Failed);
+    };
 
-    runtime()?.block_on(async {
-        let connected = crate::provider_setup::connect(config).await?;
+    runtime.block_on(async {
         let progress = Reviewing::new(chunks);
         // The one Ctrl-C path (signals.rs): the first signal cancels the
         // review, a second one quits at once.

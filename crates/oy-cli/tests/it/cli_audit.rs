@@ -219,10 +219,21 @@ fn ctrl_c_during_the_review_stops_it_and_writes_nothing() {
     let base_url = format!("http://{}/v1", listener.local_addr().unwrap());
     let (accepted_tx, accepted) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let mut held = Vec::new();
         for stream in listener.incoming().flatten() {
-            held.push(stream);
-            let _ = accepted_tx.send(());
+            // Each request is held unanswered; the review's (not the
+            // window probes') is the one the test waits for.
+            let accepted_tx = accepted_tx.clone();
+            std::thread::spawn(move || {
+                use std::io::BufRead;
+                let mut line = String::new();
+                let mut reader = std::io::BufReader::new(&stream);
+                let _ = reader.read_line(&mut line);
+                if line.starts_with("POST /v1/chat/completions") {
+                    let _ = accepted_tx.send(());
+                }
+                std::thread::sleep(Duration::from_secs(60));
+                drop(stream);
+            });
         }
     });
     let mut cmd = oy.command();

@@ -138,6 +138,11 @@ struct State {
     paths: Vec<String>,
     headers: Vec<Vec<(String, String)>>,
     answered: usize,
+    /// What `GET /props` says the slot context is, as llama.cpp's server
+    /// does; `None` answers 404 like a server with no such endpoint.
+    props_n_ctx: Option<u64>,
+    /// Paths the agent or the audit asked for the context window.
+    window_probes: Vec<String>,
 }
 
 /// A running mock; stops listening when dropped.
@@ -188,6 +193,17 @@ pub fn start_listing(wire: Wire, steps: Vec<Step>, models: Option<&[&str]>) -> M
 }
 
 impl MockModel {
+    /// Answers `GET /props` as a llama.cpp server started with `n_ctx` per slot.
+    pub fn with_props(self, n_ctx: u64) -> Self {
+        self.state.lock().unwrap().props_n_ctx = Some(n_ctx);
+        self
+    }
+
+    /// The context-window questions received (paths without the query).
+    pub fn window_probes(&self) -> Vec<String> {
+        self.state.lock().unwrap().window_probes.clone()
+    }
+
     /// Every request body received so far (summary requests included), in order.
     pub fn requests(&self) -> Vec<Value> {
         self.spec.assert_clean();
@@ -233,6 +249,33 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>, spec: &Recorde
     let Some((path, headers, body)) = read_request(&stream) else {
         return;
     };
+    let bare = path.split('?').next().unwrap_or_default();
+    if bare == "/props" || bare.starts_with("/api/") {
+        // The window probes (llama.cpp, Ollama, LM Studio): not prompts.
+        let props = {
+            let mut state = state.lock().unwrap();
+            state.window_probes.push(bare.to_owned());
+            state.props_n_ctx
+        };
+        let reply = match props {
+            Some(n_ctx) if bare == "/props" => http(
+                200,
+                &[],
+                "application/json",
+                &json!({"default_generation_settings": {"n_ctx": n_ctx}, "total_slots": 1})
+                    .to_string(),
+            ),
+            _ => http(
+                404,
+                &[],
+                "application/json",
+                &error_body("no such endpoint"),
+            ),
+        };
+        let _ = stream.write_all(&reply);
+        let _ = stream.flush();
+        return;
+    }
     if path == "/v1/models" {
         let listed = state.lock().unwrap().models.clone();
         let reply = match listed {
