@@ -257,3 +257,38 @@ async fn manual_compaction_summarises_even_under_the_threshold() {
         }
     );
 }
+
+#[tokio::test]
+async fn the_servers_window_replaces_the_guess_once_it_answers_and_config_beats_it() {
+    use oy_agent::FALLBACK_WINDOW;
+    use oy_provider::{ModelInfo, ScriptedProvider};
+
+    let ws = Ws::new();
+    let listed = |window| ModelInfo {
+        id: "test-model".to_owned(),
+        owned_by: None,
+        context_window: Some(window),
+    };
+    // The server runs the model with 12 000 tokens: the agent learns it
+    // during its first turn, without waiting for it.
+    let provider =
+        Arc::new(ScriptedProvider::new([text("one"), text("two")]).with_models([listed(12_000)]));
+    let (first, _events) = builder(provider, &ws, Mode::Plan);
+    let mut agent = first.build().unwrap();
+    assert_eq!(agent.budget().window(), FALLBACK_WINDOW);
+    agent.turn("first").await.unwrap();
+    for _ in 0..5 {
+        tokio::task::yield_now().await;
+    }
+    agent.turn("second").await.unwrap();
+    assert_eq!(agent.budget().window(), 12_000);
+
+    // A configured window is never second-guessed.
+    let provider = Arc::new(ScriptedProvider::new([text("one")]).with_models([listed(12_000)]));
+    let mut options = AgentOptions::default();
+    options.context_window = Some(50_000);
+    let (configured, _events) = builder(provider, &ws, Mode::Plan);
+    let mut agent = configured.options(options).build().unwrap();
+    agent.turn("first").await.unwrap();
+    assert_eq!(agent.budget().window(), 50_000);
+}

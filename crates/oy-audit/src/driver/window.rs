@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use oy_provider::ServerWindow;
+use oy_provider::{ServerWindow, WindowBound};
 
 /// The window, in tokens, and its source.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,8 @@ pub enum WindowSource {
     Configured,
     /// The model server said so.
     Server {
-        /// What it said, and where (`16384 tokens (llama.cpp /props)`).
+        /// Where it said it (`llama.cpp /props`), and whether it is only a
+        /// bound.
         said: String,
     },
     /// Known for this model.
@@ -39,7 +40,7 @@ impl fmt::Display for WindowSource {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Self::Configured => f.write_str("configured"),
-            Self::Server { said } => write!(f, "the server: {said}"),
+            Self::Server { said } => write!(f, "from the server: {said}"),
             Self::Known { model } => write!(f, "known for {model}"),
             Self::Fallback => f.write_str("default"),
         }
@@ -84,7 +85,11 @@ impl ContextWindow {
                 Self {
                     tokens: server.applied_to(estimate.tokens),
                     source: WindowSource::Server {
-                        said: server.to_string(),
+                        said: match server.bound() {
+                            WindowBound::AtLeast => format!("{}, a lower bound", server.source),
+                            WindowBound::AtMost => format!("{}, an upper bound", server.source),
+                            _ => server.source.to_string(),
+                        },
                     },
                 }
             }

@@ -183,7 +183,7 @@ fn the_server_beats_the_model_table_and_an_upper_bound_only_caps_it() {
     assert_eq!(window.tokens, 16_384);
     assert_eq!(
         window.source.to_string(),
-        "the server: 16384 tokens (llama.cpp /props)"
+        "from the server: llama.cpp /props"
     );
     // The configuration still wins.
     assert_eq!(choose(Some(9_000), exact).tokens, 9_000);

@@ -14,6 +14,7 @@
 mod audit_driver;
 mod collect;
 mod plan;
+mod real_repos;
 mod redact;
 mod report;
 mod review;

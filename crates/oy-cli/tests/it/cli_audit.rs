@@ -268,3 +268,146 @@ fn ctrl_c_during_the_review_stops_it_and_writes_nothing() {
     assert!(stderr.contains("no report was written"), "{stderr}");
     assert!(!oy.root.join("ISSUES.md").exists());
 }
+
+/// A repository shaped like real ones, for a 32k window: a big schema, a
+/// snapshot and a changelog (skipped for size), a big source file (stops
+/// the audit), a small one.
+fn real_shaped() -> Oy {
+    let oy = Oy::new();
+    oy.file("src/main.rs", "fn main() {\n    println!(\"hi\");\n}\n");
+    let code: String = (0..3_000)
+        .map(|i| format!("    let value_{i} = compute({i}) + 1;\n"))
+        .collect();
+    oy.file("src/engine.rs", &code);
+    oy.file("tests/snapshots/big.snap", &code);
+    oy.file("CHANGELOG.md", &"- fixed a parser bug\n".repeat(6_000));
+    let schema: String = (0..6_000)
+        .map(|i| format!("  \"f{i}\": {{\"type\": \"string\"}},\n"))
+        .collect();
+    oy.file("schema/api.schema.json", &format!("{{\n{schema}}}\n"));
+    oy
+}
+
+#[test]
+fn the_dry_run_shows_the_whole_plan_and_its_exit_code_says_whether_the_audit_would_run() {
+    let oy = real_shaped();
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &["--dry-run"]);
+    assert_eq!(out.code, 1, "{}\n{}", out.stdout, out.stderr);
+    assert!(mock.requests().is_empty(), "a dry run sends no prompt");
+    let plan = &out.stdout;
+    assert!(plan.contains("  src/main.rs  "), "{plan}");
+    assert!(plan.contains("large-data-or-docs        3"), "{plan}");
+    assert!(plan.contains("1 chunk of at most 20480 tokens"), "{plan}");
+    assert!(plan.contains("the audit would stop"), "{plan}");
+    assert!(plan.contains("\n    src/engine.rs  ~"), "{plan}");
+    assert!(
+        plan.contains("hint: to audit everything else: oy audit --exclude src/engine.rs\n"),
+        "{plan}"
+    );
+
+    // The hint's command goes on: dry run 0, then the real audit.
+    let out = audit(&oy, &mock, &["--exclude", "src/engine.rs", "--dry-run"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(out.stdout.contains("the audit would run"), "{}", out.stdout);
+    let out = audit(&oy, &mock, &["--exclude", "src/engine.rs"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let report = oy.read("ISSUES.md");
+    assert!(report.contains("3 large-data-or-docs"), "{report}");
+    assert!(report.contains("1 excluded"), "{report}");
+    assert!(report.contains("--exclude src/engine.rs"), "{report}");
+    let sent: String = mock.requests().iter().map(|r| r.to_string()).collect();
+    assert!(sent.contains("println!"), "the small file was sent");
+    assert!(!sent.contains("value_2999"), "an excluded file was sent");
+
+    // Without the exclude the real run stops the same way, naming the file.
+    let out = audit(&oy, &mock, &[]);
+    assert_eq!(out.code, 1, "{}", out.stderr);
+    assert!(out.stderr.contains("src/engine.rs"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("--exclude src/engine.rs"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
+fn the_plan_uses_the_window_llama_cpp_reports_and_says_so() {
+    let oy = real_shaped();
+    let mock = mock_model::start(Wire::Chat, vec![]).with_props(131_072);
+    let out = audit(&oy, &mock, &["--dry-run"]);
+    assert_eq!(out.code, 0, "{}\n{}", out.stdout, out.stderr);
+    assert!(
+        out.stdout
+            .contains("context window 131072 tokens (from the server: llama.cpp /props)"),
+        "{}",
+        out.stdout
+    );
+    assert!(mock.window_probes().contains(&"/props".to_owned()));
+    assert!(mock.requests().is_empty());
+
+    // The configuration still wins.
+    let config = oy.data.with_file_name("config").join("oy");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "context_window = 16384\n").unwrap();
+    let out = audit(&oy, &mock, &["--dry-run"]);
+    assert!(
+        out.stdout
+            .contains("context window 16384 tokens (configured)"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn the_home_directory_is_audited_only_when_named() {
+    let oy = Oy::new();
+    oy.file("notes.txt", "hello\n");
+    let mock = mock_model::start(Wire::Chat, vec![]);
+    let mut cmd = mock_model::oy_command(&oy, &mock);
+    cmd.env("HOME", &oy.root).args([
+        "audit",
+        "--model",
+        "mock-model",
+        "--wire-api",
+        "chat",
+        "--dry-run",
+    ]);
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is the home directory"), "{stderr}");
+    assert!(stderr.contains("hint: "), "{stderr}");
+    let mut cmd = mock_model::oy_command(&oy, &mock);
+    cmd.env("HOME", &oy.root).args([
+        "audit",
+        "--model",
+        "mock-model",
+        "--wire-api",
+        "chat",
+        "--dry-run",
+        "--path",
+        ".",
+    ]);
+    assert_eq!(cmd.output().unwrap().status.code(), Some(0));
+}
+
+#[test]
+fn an_issues_md_oy_did_not_write_is_kept_and_the_report_goes_beside_it() {
+    let oy = Oy::new();
+    oy.file("src/main.py", "print('hi')\n");
+    oy.file("ISSUES.md", "# Our own issue list\n- slow login\n");
+    let mock = mock_model::start(Wire::Chat, vec![text(NO_FINDINGS)]);
+    let out = audit(&oy, &mock, &[]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(oy.read("ISSUES.md"), "# Our own issue list\n- slow login\n");
+    assert!(oy.read("ISSUES.oy.md").contains("# Audit findings"));
+    assert!(
+        out.stderr.contains("ISSUES.md was not written by oy"),
+        "{}",
+        out.stderr
+    );
+    let out = audit(&oy, &mock, &["--out", "ISSUES.md"]);
+    assert_eq!(out.code, 2, "{}", out.stderr);
+    assert!(out.stderr.contains("hint: pass --out"), "{}", out.stderr);
+}
