@@ -31,11 +31,11 @@ mod file_names;
 mod ignored;
 mod large;
 mod places;
+mod read;
 mod secret_names;
 
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::ffi::OsStr;
-use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
@@ -45,8 +45,9 @@ use serde::Serialize;
 use self::exclude::Excludes;
 use self::file_names::{is_lockfile, is_sarif, language};
 use self::ignored::count_ignored;
-use self::large::{HEAD_BYTES, is_data_or_docs};
+use self::large::is_data_or_docs;
 use self::places::{is_build_dir, is_vcs_path};
+use self::read::{Content, read};
 use self::secret_names::is_likely_secret;
 use crate::chunk::{PlanOptions, file_tokens, tokens_for};
 use crate::error::AuditError;
@@ -521,15 +522,6 @@ impl Rules<'_> {
     }
 }
 
-/// What [`read`] got of a file.
-enum Content {
-    /// All of it, as text.
-    Whole(String, u64),
-    /// Its first [`HEAD_BYTES`] as text (lossy at the cut) and its size:
-    /// it is larger than a chunk could hold.
-    Head(String, u64),
-}
-
 fn start_text(start: &Path) -> String {
     let text = start.to_string_lossy();
     let text = text.trim_end_matches('/');
@@ -543,60 +535,4 @@ fn start_text(start: &Path) -> String {
 fn parent_text(path: &str) -> String {
     path.rsplit_once('/')
         .map_or(String::new(), |(parent, _)| parent.to_owned())
-}
-
-/// Reads one walked regular file: the size from the open handle first
-/// (so a file over the person's cap is never read, and one over the
-/// chunk's `cap` only for its head), then the bytes, capped in case it
-/// grew, then the text checks.
-fn read(
-    workspace: &Workspace,
-    entry: &WalkEntry,
-    max: Option<u64>,
-    cap: u64,
-) -> Result<Content, SkipReason> {
-    let mut file = workspace
-        .open_walked(entry)
-        .map_err(|_| SkipReason::NotRegular)?;
-    let size = file.metadata().map_err(|_| SkipReason::NotRegular)?.len();
-    let max = max.unwrap_or(u64::MAX);
-    if size > max {
-        return Err(SkipReason::TooLarge);
-    }
-    if size > cap {
-        let mut head = Vec::with_capacity(HEAD_BYTES);
-        (&mut file)
-            .take(HEAD_BYTES as u64)
-            .read_to_end(&mut head)
-            .map_err(|_| SkipReason::NotRegular)?;
-        if head.contains(&0) {
-            return Err(SkipReason::Binary);
-        }
-        return Ok(Content::Head(
-            String::from_utf8_lossy(&head).into_owned(),
-            size,
-        ));
-    }
-    let limit = max.min(cap);
-    let mut bytes = Vec::with_capacity(usize::try_from(size).unwrap_or(0));
-    file.take(limit.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|_| SkipReason::NotRegular)?;
-    if bytes.len() as u64 > max {
-        return Err(SkipReason::TooLarge);
-    }
-    if bytes.contains(&0) {
-        return Err(SkipReason::Binary);
-    }
-    let bytes_read = bytes.len() as u64;
-    if bytes_read > cap {
-        // It grew past the chunk while being read.
-        let head = bytes.get(..HEAD_BYTES).unwrap_or(&bytes);
-        return Ok(Content::Head(
-            String::from_utf8_lossy(head).into_owned(),
-            bytes_read,
-        ));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| SkipReason::NotUtf8)?;
-    Ok(Content::Whole(text, bytes_read))
 }
