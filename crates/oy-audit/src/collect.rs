@@ -139,8 +139,10 @@ pub struct CollectOptions {
     pub chunk: Option<ChunkFit>,
 }
 
-/// The most any file is read when no chunk size says less.
-pub const ABSOLUTE_MAX_BYTES: u64 = 16 * 1024 * 1024;
+/// The most any file is read when no chunk size says less (a window too
+/// small for any chunk, or a caller that judges no fit): four times the
+/// default chunk, so a huge file never costs memory for nothing.
+pub const ABSOLUTE_MAX_BYTES: u64 = 1024 * 1024;
 
 /// The size of one chunk, for judging whether a file fits.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -238,6 +240,10 @@ pub struct Collection {
     /// Code and configuration files too large for a chunk, sorted by
     /// path: each stops the audit.
     pub oversized: Vec<OversizedFile>,
+    /// Every file skipped as [`SkipReason::LargeDataOrDocs`], sorted: the
+    /// report names them all, since a repository decides what looks like
+    /// data.
+    pub skipped_for_size: Vec<String>,
 }
 
 /// How far a collection has got, reported while it walks.
@@ -329,9 +335,11 @@ pub fn collect_reporting(
     }
     state.files.sort_by(|a, b| a.path.cmp(&b.path));
     state.oversized.sort_by(|a, b| a.path.cmp(&b.path));
+    state.skipped_for_size.sort();
     progress(state.progress());
     Ok(Collection {
         oversized: state.oversized,
+        skipped_for_size: state.skipped_for_size,
         files: state.files,
         skipped: state.skipped,
         skipped_examples: state
@@ -347,6 +355,7 @@ pub fn collect_reporting(
 struct State {
     files: Vec<CollectedFile>,
     oversized: Vec<OversizedFile>,
+    skipped_for_size: Vec<String>,
     skipped: BTreeMap<SkipReason, usize>,
     /// The smallest paths per reason, so the examples are deterministic.
     examples: BTreeMap<SkipReason, BTreeSet<String>>,
@@ -368,7 +377,12 @@ impl State {
         match outcome {
             Outcome::Collected(file) => self.files.push(*file),
             Outcome::Oversized(file) => self.oversized.push(file),
-            Outcome::Skipped(reason) => self.skip(reason, Some(&path)),
+            Outcome::Skipped(reason) => {
+                if reason == SkipReason::LargeDataOrDocs {
+                    self.skipped_for_size.push(path.clone());
+                }
+                self.skip(reason, Some(&path));
+            }
             Outcome::Directory { eligible } => {
                 if eligible {
                     self.walked_dirs.insert(path.clone());

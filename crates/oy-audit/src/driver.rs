@@ -279,6 +279,7 @@ impl PreparedAudit {
                 skipped: self.collection.skipped,
                 redacted_lines,
                 inclusions,
+                skipped_for_size: self.collection.skipped_for_size,
             },
             findings: review.findings,
             focus: self.options.focus,

@@ -35,6 +35,9 @@ pub struct Transparency {
     pub redacted_lines: usize,
     /// Options that included more data than the defaults, in words.
     pub inclusions: Vec<String>,
+    /// Files too large for a chunk skipped as data or documentation, by
+    /// path.
+    pub skipped_for_size: Vec<String>,
 }
 
 /// Everything a report shows.
@@ -103,10 +106,19 @@ pub fn render_sarif(report: &Report) -> String {
     sarif::render(&cleaned(report))
 }
 
-/// True when `text` is an `ISSUES.md` oy wrote: it holds the findings
-/// block, which every Markdown report ends with.
+/// True when `text` is an `ISSUES.md` oy wrote: its title, and a findings
+/// block that parses and ends the file, as every Markdown report does. A
+/// note that merely quotes the marker is not one.
 pub(crate) fn is_oy_markdown(text: &str) -> bool {
-    text.contains(BLOCK_START)
+    let Some(start) = text.rfind(BLOCK_START) else {
+        return false;
+    };
+    let block = text.get(start + BLOCK_START.len()..).unwrap_or_default();
+    let ends_the_file = block
+        .trim_end()
+        .strip_suffix(BLOCK_END)
+        .is_some_and(|json| serde_json::from_str::<Block>(json).is_ok());
+    text.starts_with("# Audit findings\n") && ends_the_file
 }
 
 /// True when `text` is SARIF whose runs all come from oy.
@@ -134,8 +146,8 @@ fn cleaned(report: &Report) -> Report {
     for field in [&mut t.command, &mut t.provider, &mut t.model] {
         *field = clean(field);
     }
-    for inclusion in &mut t.inclusions {
-        *inclusion = clean(inclusion);
+    for text in t.inclusions.iter_mut().chain(&mut t.skipped_for_size) {
+        *text = clean(text);
     }
     if let Some(focus) = &mut report.focus {
         *focus = clean(focus);
@@ -237,6 +249,18 @@ fn transparency_line(t: &Transparency) -> String {
     if !t.inclusions.is_empty() {
         let inclusions: Vec<String> = t.inclusions.iter().map(|i| one_line(i)).collect();
         let _ = write!(out, " Included on request: {}.", inclusions.join(", "));
+    }
+    if !t.skipped_for_size.is_empty() {
+        let paths: Vec<String> = t
+            .skipped_for_size
+            .iter()
+            .map(|p| code_span(&one_line(p)))
+            .collect();
+        let _ = write!(
+            out,
+            " Too large for a chunk and taken for data or documentation, so not reviewed: {}.",
+            paths.join(", ")
+        );
     }
     let ignored = t.skipped.get(&SkipReason::Ignored).copied().unwrap_or(0);
     if ignored > 0 {

@@ -30,8 +30,9 @@ impl Excludes {
         let mut any = GlobSetBuilder::new();
         let mut dirs = GlobSetBuilder::new();
         for pattern in patterns {
-            let trimmed = pattern.trim();
-            let trimmed = trimmed.strip_prefix("./").unwrap_or(trimmed);
+            // Not trimmed: a name may end in a space, and the exact
+            // pattern of such a file must still match it.
+            let trimmed = pattern.strip_prefix("./").unwrap_or(pattern);
             let dir_only = trimmed.ends_with('/');
             let body = trimmed.trim_end_matches('/');
             let anchored = body.starts_with('/') || body.contains('/');
@@ -84,7 +85,8 @@ impl Excludes {
 /// The pattern that excludes exactly `path` (root-relative): anchored, with
 /// glob characters in the name escaped.
 pub(crate) fn exact_pattern(path: &str) -> String {
-    let escaped = globset::escape(path);
+    // With backslash escapes on, a `\` in a name is written `\\`.
+    let escaped = globset::escape(&path.replace('\\', "\\\\"));
     if escaped.contains('/') {
         escaped
     } else {
@@ -148,7 +150,14 @@ mod tests {
 
     #[test]
     fn the_exact_pattern_excludes_that_path_and_no_other() {
-        for path in ["big.rs", "src/we[ir]d*name?.rs", "a/{b}.rs"] {
+        for path in [
+            "big.rs",
+            "src/we[ir]d*name?.rs",
+            "a/{b}.rs",
+            "back\\slash\\*.rs",
+            " spaced .rs",
+            "-dash.rs",
+        ] {
             let set = excludes(&[&exact_pattern(path)]);
             assert!(set.excludes(path, false), "{path}");
             assert!(!set.excludes(&format!("x/{path}"), false), "{path}");

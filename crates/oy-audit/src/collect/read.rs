@@ -45,6 +45,10 @@ pub(super) fn read(
         if head.contains(&0) {
             return Err(SkipReason::Binary);
         }
+        // Invalid UTF-8 before the cut (not just a character the cut split).
+        if std::str::from_utf8(&head).is_err_and(|error| error.error_len().is_some()) {
+            return Err(SkipReason::NotUtf8);
+        }
         return Ok(Content::Head(
             String::from_utf8_lossy(&head).into_owned(),
             size,

@@ -107,6 +107,25 @@ impl ReportTarget {
         if in_vcs {
             return Err(AuditError::ReportInVcs { path: name });
         }
+        // A linked directory on the way would let the repository choose
+        // where the report lands (`reports -> .git/hooks`).
+        let mut prefix = String::new();
+        let parents = name
+            .split('/')
+            .filter(|part| !part.is_empty() && *part != ".");
+        for part in parents.clone().take(parents.count().saturating_sub(1)) {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            let linked = workspace
+                .path(&prefix)
+                .and_then(|dir| workspace.symlink_metadata(&dir))
+                .is_ok_and(|meta| meta.kind == FileKind::Symlink);
+            if linked {
+                return Err(AuditError::ReportSymlink { path: prefix });
+            }
+        }
         match workspace.symlink_metadata(&path) {
             Ok(meta) if meta.kind == FileKind::Symlink => {
                 Err(AuditError::ReportSymlink { path: name })
@@ -124,6 +143,13 @@ impl ReportTarget {
                 beside: None,
             }),
         }
+    }
+
+    /// The same checks again, just before the report is written: the
+    /// review takes minutes, and the repository's files may change
+    /// meanwhile (a link or someone's file put at the path).
+    pub fn recheck(&self, workspace: &Workspace) -> Result<(), AuditError> {
+        Self::check_one(workspace, &self.name, self.format).map(|_| ())
     }
 
     /// The default file name the report went beside, because a file oy

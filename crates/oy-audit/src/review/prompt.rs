@@ -19,6 +19,13 @@ const MANIFEST_FILES: usize = 100;
 /// Security-index lines sent with one chunk, for the same reason.
 const INDEX_HITS: usize = 200;
 
+/// Byte caps on the manifest summary and the index excerpt: paths have no
+/// length limit, and these two ride in the reserve the planner keeps for
+/// the prompt (half of 12 288 tokens), so their size must not depend on
+/// what the repository names its files.
+const MANIFEST_BYTES: usize = 8 * 1024;
+const INDEX_BYTES: usize = 6 * 1024;
+
 /// The JSON shape every answer must have; shared by the map and reduce
 /// prompts so the parser sees one format.
 const ANSWER_SHAPE: &str = r#"Answer with ONLY a JSON object, no prose and no code fences, of this shape:
@@ -48,19 +55,24 @@ pub(super) fn manifest_summary(manifest: &Manifest) -> String {
         out.push_str(&languages.join(", "));
     }
     out.push_str("):\n");
+    let mut listed = 0;
     for entry in manifest.entries.iter().take(MANIFEST_FILES) {
         let language = entry.language.as_deref().unwrap_or("text");
-        let _ = writeln!(
-            out,
-            "- {} ({} bytes, {} lines, {language})",
+        let line = format!(
+            "- {} ({} bytes, {} lines, {language})\n",
             entry.path, entry.bytes, entry.lines
         );
+        if out.len() + line.len() > MANIFEST_BYTES {
+            break;
+        }
+        out.push_str(&line);
+        listed += 1;
     }
-    if manifest.entries.len() > MANIFEST_FILES {
+    if manifest.entries.len() > listed {
         let _ = writeln!(
             out,
             "- … and {} more files",
-            manifest.entries.len() - MANIFEST_FILES
+            manifest.entries.len() - listed
         );
     }
     out
@@ -94,17 +106,22 @@ pub(super) fn map_request(
     if hits.is_empty() {
         text.push_str("- none found by the pattern scan\n");
     }
+    let (start, mut listed) = (text.len(), 0);
     for hit in hits.iter().take(INDEX_HITS) {
-        let _ = writeln!(
-            text,
-            "- {}:{} {}",
+        let line = format!(
+            "- {}:{} {}\n",
             hit.path,
             hit.line,
             category_name(hit.category)
         );
+        if text.len() - start + line.len() > INDEX_BYTES {
+            break;
+        }
+        text.push_str(&line);
+        listed += 1;
     }
-    if hits.len() > INDEX_HITS {
-        let _ = writeln!(text, "- … and {} more", hits.len() - INDEX_HITS);
+    if hits.len() > listed {
+        let _ = writeln!(text, "- … and {} more", hits.len() - listed);
     }
     let _ = writeln!(
         text,

@@ -342,6 +342,7 @@ async fn review_builds_the_report_and_carries_earlier_findings_redacted() {
             skipped: Default::default(),
             redacted_lines: 0,
             inclusions: Vec::new(),
+            skipped_for_size: Vec::new(),
         },
         findings: vec![Finding {
             severity: Severity::Medium,

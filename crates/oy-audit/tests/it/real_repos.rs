@@ -279,6 +279,7 @@ fn report(title: &str, evidence: &str) -> Report {
             skipped: Default::default(),
             redacted_lines: 0,
             inclusions: Vec::new(),
+            skipped_for_size: Vec::new(),
         },
         findings: vec![Finding {
             severity: Severity::High,
@@ -361,4 +362,111 @@ fn a_report_replaces_only_a_report_oy_wrote() {
         check(None, ReportFormat::Markdown),
         Err(AuditError::ReportNotOurs { .. })
     ));
+}
+
+#[test]
+fn ownership_needs_a_whole_report_and_a_linked_directory_or_a_late_file_is_refused() {
+    let (dir, workspace) = repository();
+    // A note that quotes oy's marker is still someone's note.
+    write(
+        dir.path(),
+        "ISSUES.md",
+        "# Notes\n\n```\n<!-- oy-audit-findings\n{\"version\":1,\"findings\":[]}\n-->\n```\nmore\n",
+    );
+    let check = |name: Option<&str>| ReportTarget::check(&workspace, name, ReportFormat::Markdown);
+    assert_eq!(check(None).unwrap().name(), "ISSUES.oy.md");
+    // A linked directory on the way is refused, whatever it points at.
+    fs::create_dir_all(dir.path().join(".git/hooks")).unwrap();
+    std::os::unix::fs::symlink(".git/hooks", dir.path().join("reports")).unwrap();
+    let error = check(Some("reports/pre-commit")).unwrap_err();
+    assert!(
+        matches!(error, AuditError::ReportSymlink { ref path } if path == "reports"),
+        "{error:?}"
+    );
+    // A file put at the path during the review is caught before writing.
+    let target = check(Some("late.md")).unwrap();
+    assert!(target.recheck(&workspace).is_ok());
+    write(dir.path(), "late.md", "# mine\n");
+    assert!(matches!(
+        target.recheck(&workspace),
+        Err(AuditError::ReportNotOurs { .. })
+    ));
+}
+
+#[test]
+fn a_large_file_that_is_not_utf8_is_skipped_as_such() {
+    let (dir, workspace) = repository();
+    fs::write(
+        dir.path().join("src/latin1.c"),
+        b"/* caf\xe9 */\n".repeat(20_000),
+    )
+    .unwrap();
+    let collection = collect(&workspace, &CollectOptions::default()).unwrap();
+    assert!(
+        collection
+            .oversized
+            .iter()
+            .all(|f| f.path != "src/latin1.c")
+    );
+    assert_eq!(
+        collection.skipped_examples[&SkipReason::NotUtf8],
+        ["src/latin1.c"]
+    );
+}
+
+#[test]
+fn the_prompt_stays_within_its_reserve_whatever_the_paths() {
+    // Long paths in the manifest and index must not push a request past
+    // the window: the reserve holds them.
+    let (dir, workspace) = repository();
+    let deep = "d".repeat(200);
+    for i in 0..60 {
+        write(
+            dir.path(),
+            &format!("{deep}/{deep}/{deep}/f{i}.sh"),
+            "eval \"$1\"\nsh -c \"$2\"\n",
+        );
+    }
+    let mut options = options(&workspace);
+    options.collect.exclude = vec!["src/engine.rs".to_owned(), "src/we[[]ird[]].rs".to_owned()];
+    let prepared = prepare(&workspace, options, &|_| {}).unwrap();
+    assert!(
+        prepared.plan().stops.is_empty(),
+        "{:?}",
+        prepared.plan().stops
+    );
+    let provider = oy_provider::ScriptedProvider::new((0..10).map(|_| {
+        oy_provider::ScriptedReply::Stream(vec![
+            Ok(oy_provider::Event::TextDelta {
+                text: r#"{"findings": []}"#.to_owned(),
+            }),
+            Ok(oy_provider::Event::Finished {
+                reason: oy_provider::StopReason::EndTurn,
+            }),
+        ])
+    }));
+    let budget = prepared.plan().chunk_budget;
+    let chunk_bytes: Vec<usize> = prepared.plan().chunks.iter().map(|c| c.bytes).collect();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime
+        .block_on(prepared.review(
+            &provider,
+            "m",
+            tokio_util::sync::CancellationToken::new(),
+            &|_| {},
+        ))
+        .unwrap();
+    for request in provider.requests() {
+        let sent = serde_json::to_string(&request).unwrap().len();
+        // Chunk text (with its line numbers) within the budget, plus at
+        // most half the reserve, at 3 bytes per token.
+        let limit = (budget + 12_288 / 2) as usize * 3;
+        assert!(
+            sent < limit,
+            "{sent} bytes sent, limit {limit}; chunks {chunk_bytes:?}"
+        );
+    }
 }

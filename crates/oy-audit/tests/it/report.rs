@@ -84,6 +84,7 @@ fn report(findings: Vec<Finding>) -> Report {
             ]),
             redacted_lines: 1,
             inclusions: vec!["hidden files (--include-hidden)".to_owned()],
+            skipped_for_size: Vec::new(),
         },
         findings,
         focus: Some("focus on auth".to_owned()),

@@ -74,13 +74,43 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let inclusions = Inclusion::of(&options.collect);
     options.command = command_line(args, &inclusions, &[]);
     options.inclusion_option = |inclusion| Some(flag(inclusion));
-    options.home = std::env::var_os("HOME").map(Into::into);
+    options.home = std::env::var_os("HOME").map(|home| canonical(home.into()));
     options.root_named = config.root_named;
     let collecting = Collecting::new();
     let prepared = oy_audit::prepare(&workspace, options, &|p| collecting.update(p));
     collecting.finish();
     let prepared = prepared.map_err(flagged)?;
-    let rerun = |excludes: &[String]| command_line(args, &inclusions, excludes);
+    // To run again as asked, with the same limits and report.
+    let rerun = |excludes: &[String]| {
+        let mut line = command_line(args, &inclusions, excludes);
+        if config.root_named {
+            line.push_str(&format!(
+                " --root {}",
+                shell_word(&config.root.to_string_lossy())
+            ));
+        }
+        let limits = [
+            ("--out", args.out.clone()),
+            (
+                "--format",
+                (args.format == AuditFormat::Sarif).then(|| "sarif".to_owned()),
+            ),
+            (
+                "--max-file-bytes",
+                args.max_file_bytes.map(|n| n.to_string()),
+            ),
+            (
+                "--max-chunks",
+                (args.max_chunks != 256).then(|| args.max_chunks.to_string()),
+            ),
+        ];
+        for (flag, value) in limits {
+            if let Some(value) = value {
+                line.push_str(&format!(" {flag} {}", shell_word(&value)));
+            }
+        }
+        line
+    };
     if args.dry_run {
         let _ = print_plan(&prepared, &rerun, &mut std::io::stdout().lock());
         // The exit code says whether the real run would go ahead.
@@ -133,6 +163,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
             }
         };
         let out = target.name();
+        target.recheck(&workspace).map_err(flagged)?;
         if let Some(parent) = target.parent() {
             workspace
                 .create_dir_all(&workspace.path(parent)?)
@@ -218,6 +249,16 @@ fn shell_word(word: &str) -> String {
     } else {
         format!("'{}'", word.replace('\'', r"'\''"))
     }
+}
+
+/// `path` with links resolved, as the workspace's root is: a home reached
+/// through a link is still the home.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "resolving the home directory's name, nothing is opened"
+)]
+fn canonical(path: std::path::PathBuf) -> std::path::PathBuf {
+    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 fn note(text: &str) {

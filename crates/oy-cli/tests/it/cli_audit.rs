@@ -315,6 +315,12 @@ fn the_dry_run_shows_the_whole_plan_and_its_exit_code_says_whether_the_audit_wou
     let report = oy.read("ISSUES.md");
     assert!(report.contains("3 large-data-or-docs"), "{report}");
     assert!(report.contains("1 excluded"), "{report}");
+    assert!(
+        report.contains(
+            "not reviewed: `CHANGELOG.md`, `schema/api.schema.json`, `tests/snapshots/big.snap`."
+        ),
+        "{report}"
+    );
     assert!(report.contains("--exclude src/engine.rs"), "{report}");
     let sent: String = mock.requests().iter().map(|r| r.to_string()).collect();
     assert!(sent.contains("println!"), "the small file was sent");
