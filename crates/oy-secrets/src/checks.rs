@@ -1,6 +1,13 @@
 //! Checks for shapes whose pattern alone would also catch prose, code or
-//! placeholders: each takes the matched text and says whether it is a
-//! secret.
+//! placeholders: each takes the matched text (group 1 when the pattern
+//! has one) and says whether it is a secret. Command-line values are
+//! `cli.rs`', header values `header.rs`'.
+
+mod cli;
+mod header;
+
+pub(crate) use cli::{cli_password, cli_secret, cli_spaced_secret, htpasswd_password};
+pub(crate) use header::header_value;
 
 use crate::placeholder::is_placeholder;
 use crate::userinfo;
@@ -83,21 +90,26 @@ fn decodes_to_credentials(value: &str) -> bool {
     colon > 0 && colon + 1 < decoded.len() && decoded.iter().all(|&b| (0x20..0x7f).contains(&b))
 }
 
-/// A password handed to a command line (`curl -u user:pw`, `mysql -pPW`,
-/// `docker login -p PW`): the value must not be a variable or placeholder.
-pub(crate) fn cli_password(found: &str) -> bool {
-    let last = found
-        .rsplit(|c: char| c.is_whitespace() || c == '=')
-        .next()
-        .unwrap_or_default();
-    let last = last.trim_matches(['"', '\'']);
-    let value = if let Some(rest) = last.strip_prefix("-p") {
-        rest
-    } else if let Some((_, password)) = last.split_once(':') {
-        password
-    } else {
-        last
-    };
-    let value = value.trim_matches(['"', '\'']);
-    !value.is_empty() && !value.starts_with('$') && !is_placeholder(value, true)
+/// A prefixed token whose alphabet is shared with identifiers
+/// (`vcr_cassetteDirectoryName`): a real one mixes digits and letters.
+pub(crate) fn mixed_token(found: &str) -> bool {
+    let tail = found.split_once('_').map_or(found, |(_, tail)| tail);
+    tail.bytes().any(|b| b.is_ascii_digit()) && tail.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
+/// A value read from a config line (netrc, pgpass): anything but a
+/// placeholder, a variable or a wildcard.
+pub(crate) fn plain_secret(found: &str) -> bool {
+    let value = found.trim_matches(['"', '\'']);
+    value.len() >= 3 && value != "*" && !value.starts_with('$') && !is_placeholder(value, true)
+}
+
+/// 12, 15, 18, 21 or 24 words, every one from the BIP-39 English list.
+pub(crate) fn seed_phrase(found: &str) -> bool {
+    let words: Vec<&str> = found
+        .split(|c: char| c.is_whitespace() || c == ',')
+        .filter(|word| !word.is_empty())
+        .collect();
+    [12, 15, 18, 21, 24].contains(&words.len())
+        && words.iter().all(|word| crate::bip39::is_word(word))
 }

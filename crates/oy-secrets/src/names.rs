@@ -102,6 +102,9 @@ const RULES: &[Rule] = &[
     },
     rule("PWD", At::End, Mark::Password),
     rule("PW", At::Word, Mark::Password),
+    rule("PASSCODE", At::Inside, Mark::Password),
+    // Wallet seeds: a mnemonic is a password of twelve words.
+    rule("MNEMONIC", At::Inside, Mark::Password),
     // Tokens. Hugging Face's `TOKENIZERS_PARALLELISM` is a setting, not a
     // credential; a `tokenizers` field in code is still worth a look.
     Rule {
@@ -127,6 +130,12 @@ const RULES: &[Rule] = &[
     rule("APIKEY", At::Inside, Mark::Credential),
     rule("ACCESSKEY", At::Inside, Mark::Credential),
     rule("PRIVATEKEY", At::Inside, Mark::Credential),
+    // Wallet keys: `PRIVKEY`, a WIF key, a BIP-32 `xprv`; `PK` is as often
+    // a primary key (`pk = 42`), so its values are judged, not taken.
+    rule("PRIVKEY", At::Inside, Mark::Credential),
+    rule("WIF", At::Word, Mark::Credential),
+    rule("XPRV", At::Inside, Mark::Credential),
+    rule("PK", At::Word, Mark::Mention),
     rule("AUTHKEY", At::Inside, Mark::Credential),
     rule("JWT", At::Inside, Mark::Credential),
     rule("BEARER", At::Inside, Mark::Credential),
@@ -184,6 +193,17 @@ const RULES: &[Rule] = &[
 /// Phrases of consecutive words (joined by `_`) that mark a credential
 /// although no single word does.
 const PHRASES: [&str; 2] = ["CONNECTION_STRING", "CONN_STR"];
+
+/// Phrases that mark a wallet's seed words: a password of several words
+/// (`SEED_PHRASE="legal winner thank …"`), so a value with spaces counts.
+const PASSWORD_PHRASES: [&str; 6] = [
+    "SEED_PHRASE",
+    "SEED_WORDS",
+    "RECOVERY_PHRASE",
+    "RECOVERY_WORDS",
+    "BACKUP_PHRASE",
+    "WALLET_SEED",
+];
 
 /// Whole names that carry credentials (or point at them) without a telling
 /// word.
@@ -257,9 +277,13 @@ pub fn secret_name(name: &str) -> Option<SecretName> {
     let words = words(name);
     let joined = words.join("_");
     let phrase = PHRASES.iter().any(|phrase| joined.contains(phrase));
+    let seed = PASSWORD_PHRASES
+        .iter()
+        .any(|phrase| joined.contains(phrase));
     let by_words = words.iter().filter_map(|word| word_mark(word)).max();
     let by_name = (whole || phrase).then_some(Mark::Credential);
-    let mark = by_words.max(by_name)?;
+    let by_seed = seed.then_some(Mark::Password);
+    let mark = by_words.max(by_name).max(by_seed)?;
     Some(SecretName { mark, plumbing })
 }
 

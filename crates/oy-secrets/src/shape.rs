@@ -1,6 +1,7 @@
 //! `Shape`: one row of the value-shape table — a kind, a pattern, where
-//! it holds, an optional check and an example — and how one row finds
-//! itself in a text.
+//! it holds, an optional check and an example (or, for a vendored gitleaks
+//! rule, that rule's own judgement) — and how one row finds itself in a
+//! text.
 
 use std::ops::Range;
 use std::sync::{LazyLock, OnceLock};
@@ -8,6 +9,7 @@ use std::sync::{LazyLock, OnceLock};
 use regex::Regex;
 
 use crate::shapes::shapes;
+use crate::vendored::Rule;
 
 /// Where a shape holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,7 +51,10 @@ pub struct Shape {
     pub(crate) keywords: &'static [&'static str],
     pub(crate) check: Option<fn(&str) -> bool>,
     pub(crate) marker: Option<&'static str>,
-    pub(crate) example: &'static str,
+    pub(crate) example: Option<&'static str>,
+    /// The vendored rule this row stands for: it picks the secret out of a
+    /// match and judges it (entropy, allowlists) instead of `check`.
+    pub(crate) rule: Option<&'static Rule>,
 }
 
 impl Shape {
@@ -69,7 +74,8 @@ impl Shape {
             keywords,
             check: None,
             marker: None,
-            example,
+            example: Some(example),
+            rule: None,
         }
     }
 
@@ -118,9 +124,17 @@ impl Shape {
         self.keywords
     }
 
-    /// A made-up value of this shape, which [`Shape::find`] finds.
-    pub fn example(&self) -> &'static str {
+    /// A made-up value of this shape, which [`Shape::find`] finds; `None`
+    /// for a vendored gitleaks rule (its tests generate matches from its
+    /// pattern instead).
+    pub fn example(&self) -> Option<&'static str> {
         self.example
+    }
+
+    /// True for a row of the vendored gitleaks rule set (its kind is the
+    /// rule's id), false for oy's own.
+    pub fn is_vendored(&self) -> bool {
+        self.rule.is_some()
     }
 
     /// A string the whole document must contain for this shape to count
@@ -137,6 +151,11 @@ impl Shape {
     /// The first match in `text` that passes the shape's check, if any
     /// (the marker aside, see [`Shape::marker`]).
     pub fn find(&self, text: &str) -> Option<SecretSpan> {
+        // Most texts a shape is asked about do not match: a plain search
+        // decides that without the cost of capture groups.
+        if !self.regex().is_match(text) {
+            return None;
+        }
         self.spans(text).next()
     }
 
@@ -144,25 +163,34 @@ impl Shape {
     pub(crate) fn spans<'t>(&self, text: &'t str) -> impl Iterator<Item = SecretSpan> + 't {
         let kind = self.kind;
         let check = self.check;
+        let rule = self.rule;
         self.regex()
             .captures_iter(text)
             .filter_map(move |captures| {
-                let found = captures.get(1).or_else(|| captures.get(0))?;
-                check
-                    .is_none_or(|check| check(found.as_str()))
-                    .then(|| SecretSpan {
-                        kind,
-                        range: found.range(),
-                    })
+                let range = match rule {
+                    Some(rule) => rule.secret(text, &captures)?,
+                    None => {
+                        let found = captures.get(1).or_else(|| captures.get(0))?;
+                        check
+                            .is_none_or(|check| check(found.as_str()))
+                            .then(|| found.range())?
+                    }
+                };
+                Some(SecretSpan { kind, range })
             })
     }
 
-    /// The pattern compiled alone (Unicode mode), on first use.
+    /// The pattern compiled alone, on first use: Unicode mode, or for a
+    /// vendored rule ASCII mode where it can (see
+    /// [`compile_vendored`](crate::vendored::compile_vendored)).
     pub(crate) fn regex(&self) -> &'static Regex {
         static COMPILED: LazyLock<Vec<OnceLock<Regex>>> =
             LazyLock::new(|| shapes().iter().map(|_| OnceLock::new()).collect());
         // Rows are made only by the table, which sets every index.
-        COMPILED[self.index].get_or_init(|| compile(self.pattern))
+        COMPILED[self.index].get_or_init(|| match self.rule {
+            Some(_) => crate::vendored::compile_vendored(self.pattern),
+            None => compile(self.pattern),
+        })
     }
 }
 

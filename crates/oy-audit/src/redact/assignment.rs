@@ -71,6 +71,17 @@ pub(super) const HEURISTICS: &[Heuristic] = &[
         check: xml_element_check,
     },
     Heuristic {
+        // Only a trigger for the prefilter: a secret-named key inside a
+        // string, its quotes escaped (`\"api_key\": \"…\"` in a notebook),
+        // which the line's other reading (`reading`) then judges.
+        pattern: concat!(
+            "(?i)",
+            secret_words!(),
+            r#"[A-Za-z0-9_.\-]*\\["']\s*(?:[:=]|=>)"#
+        ),
+        check: |_| false,
+    },
+    Heuristic {
         // Only a trigger for the prefilter: a secret-named YAML key whose
         // value follows on the next lines (see `yaml_secret_key`).
         pattern: concat!(
@@ -146,7 +157,11 @@ fn generic_assignment_check(content: &str) -> bool {
                 // `name: word` is YAML only at the start of an entry;
                 // mid-line it is prose ("secrets: collected").
                 let entry_start = before.is_empty() || before.ends_with(['-', '{', ',']);
-                let letters_ok = ends_statement && (operator.contains('=') || entry_start);
+                // `NAME=word` without spaces is a shell or config value,
+                // also before a command (`PGPASSWORD=word psql`) or a
+                // closing quote (`"--password=word"`).
+                let glued = operator == "=";
+                let letters_ok = glued || ends_statement && (operator.contains('=') || entry_start);
                 looks_secret(v.as_str(), true, password_like, letters_ok)
             }),
         }

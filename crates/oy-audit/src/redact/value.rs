@@ -41,6 +41,8 @@ pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters
         return length >= 12
             && !value.chars().any(char::is_whitespace)
             && !(bare && is_code_reference(value))
+            // `CBS_ASN1_CONSTRUCTED`: a constant's name.
+            && !(bare && value.contains('_') && is_upper_identifier(value))
             && shannon_entropy(value) >= 3.0;
     }
     // Passwords: no entropy needed, letters alone will do, and a quoted

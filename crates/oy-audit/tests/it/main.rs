@@ -13,6 +13,7 @@
 
 mod audit_driver;
 mod collect;
+mod collect_secret_files;
 mod plan;
 mod real_repos;
 mod redact;

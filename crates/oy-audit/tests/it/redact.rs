@@ -616,16 +616,30 @@ fn every_secret_shape_of_the_shared_table_is_redacted() {
     // heuristics.
     let mut failures = Vec::new();
     for shape in oy_secrets::shapes() {
-        let text = format!("let before = 1;\n{}\nlet after = 2;\n", shape.example());
+        // The vendored rules have no example; the corpus covers them.
+        let Some(example) = shape.example() else {
+            continue;
+        };
+        // In text, key material alone reads like a digest or prose (a WIF
+        // key, twelve words): it counts next to a name.
+        let planted = match shape.kind() {
+            "wallet-private-key" if !shape.scope().in_text() => format!("WALLET_KEY='{example}'"),
+            "seed-phrase" if !shape.scope().in_text() => format!("SEED_PHRASE='{example}'"),
+            _ => example.to_owned(),
+        };
+        let text = format!("let before = 1;\n{planted}\nlet after = 2;\n");
         let (redacted, redactions) = redact(&text);
         let lines: Vec<&str> = redacted.lines().collect();
         let kinds: Vec<&str> = redactions.iter().map(|r| r.kind).collect();
-        let named = !shape.scope().in_text() || kinds == [shape.kind()];
+        // A multi-line example (a netrc entry) loses its secret's line.
+        let one_line = example.trim_end().lines().count() == 1;
+        let named = !shape.scope().in_text() || kinds.iter().all(|kind| *kind == shape.kind());
         if lines.first() != Some(&"let before = 1;")
             || lines.last() != Some(&"let after = 2;")
-            || redactions.iter().map(|r| r.line).collect::<Vec<_>>() != [2]
+            || (one_line && redactions.iter().map(|r| r.line).collect::<Vec<_>>() != [2])
+            || redactions.is_empty()
             || !named
-            || redacted.contains(shape.example())
+            || redacted.contains(example)
         {
             failures.push(format!("{}: {redactions:?}", shape.kind()));
         }
@@ -642,9 +656,9 @@ proptest! {
     ) {
         let text_shapes: Vec<&oy_secrets::Shape> = oy_secrets::shapes()
             .iter()
-            .filter(|shape| shape.scope().in_text())
+            .filter(|shape| shape.scope().in_text() && !shape.is_vendored())
             .collect();
-        let secret = text_shapes[index % text_shapes.len()].example();
+        let secret = text_shapes[index % text_shapes.len()].example().unwrap();
         let mut lines = lines;
         lines.insert(at.min(lines.len()), format!("  value {secret} end"));
         let text = lines.join("\n") + "\n";

@@ -1,6 +1,7 @@
 //! Credentials inside structures: webhook URLs, auth headers and schemes,
 //! URLs with a password, `key=value` pairs in query and connection
-//! strings, JSON secret fields, command lines with a password.
+//! strings, JSON secret fields, netrc and pgpass entries. (Command lines
+//! are `commands.rs`'.)
 //!
 //! Several of these read differently in a single value and in source code
 //! (`token=…` is a credential in a connection string and an assignment in
@@ -153,31 +154,63 @@ pub(super) const STRUCTURES: &[Shape] = &[
         concat!("postgres://app:", "Tr0ub4dor&3x", "@db:5432/app"),
     )
     .with_check(checks::url_password),
-    // Passwords on command lines.
+    // HTTP headers that carry a credential, in text (`curl -H`, HTTP
+    // captures, `.http` files, header objects): the value must be a real
+    // one, not a variable, a type, a placeholder or prose.
     Shape::new(
-        "cli-password",
-        Anywhere,
-        r#"(?i)(?-u:\b)curl(?-u:\b)[^\n]*\s(?:-u|--user)(?:\s+|=)?["']?[^\s:"']*:[^\s"']+"#,
-        &["curl"],
-        concat!("curl -u admin:", "Tr0ub4dor3x", " https://api.internal/"),
+        "http-header",
+        Text,
+        r#"(?i)(?:^|[^A-Za-z0-9_-])(?:proxy-authorization|authorization|set-cookie|cookie|x-api-key|api-key|apikey|x-auth-token|x-access-token|access-token|private-token|job-token|x-vault-token|x-goog-api-key|x-functions-key|ocp-apim-subscription-key|x-shopify-access-token|x-figma-token|x-gitlab-token|x-github-token|x-csrf-token|x-xsrf-token|x-session-token|x-amz-security-token)["'`]?[ \t]*:[ \t]*["'`]?([^"'`\r\n]*)"#,
+        &[
+            "authorization",
+            "cookie",
+            "api-key",
+            "apikey",
+            "-token",
+            "subscription-key",
+            "functions-key",
+        ],
+        concat!("curl -H 'X-Api-Key: ", "q7Vd9xKp2LmZ4rTw8sNb' https://api.internal/v1"),
     )
-    .with_check(checks::cli_password),
+    .with_check(checks::header_value),
+    // netrc entries (`~/.netrc`, `_netrc`, curl's `--netrc-file`): on one
+    // line, or a `password` line of its own in a document with a
+    // `machine` entry.
     Shape::new(
-        "cli-password",
+        "netrc-password",
         Anywhere,
-        r#"(?-u:\b)(?i:mysql|mysqldump|mysqladmin|mariadb)(?-u:\b)[^\n]*\s-p["']?[^\s"'-][^\s"']*"#,
-        &["mysql", "mariadb"],
-        concat!("mysql -h db -u root -p", "Tr0ub4dor3x", " app"),
+        r"(?i)(?-u:\b)machine\s+\S+(?:\s+(?:login|account|port)\s+\S+)*\s+password\s+(\S+)",
+        &["machine"],
+        concat!("machine api.example.org login deploy password ", "Tr0ub4dor3x"),
     )
-    .with_check(checks::cli_password),
+    .with_check(checks::plain_secret),
     Shape::new(
-        "cli-password",
-        Anywhere,
-        r#"(?i)(?-u:\b)docker\s+login(?-u:\b)[^\n]*\s(?:-p|--password)(?:\s+|=)["']?[^\s"'-][^\s"']*"#,
-        &["docker"],
-        concat!("docker login -u ci -p ", "Tr0ub4dor3x", " registry.example.org"),
+        "netrc-password",
+        Text,
+        r"(?m)^[ \t]*(?:password|passwd)[ \t]+(\S+)[ \t]*$",
+        &["password", "passwd"],
+        concat!("machine db.internal\n  login app\n  password ", "Tr0ub4dor3x\n"),
     )
-    .with_check(checks::cli_password),
+    .with_marker("machine")
+    .with_check(checks::plain_secret),
+    // pgpass lines: `host:port:database:user:password`.
+    Shape::new(
+        "pgpass-password",
+        Anywhere,
+        r"(?m)^[ \t]*[A-Za-z0-9_.*\[\]-]+:(?:[0-9]{2,5}|\*):[^:\s]+:[^:\s]+:(\S+)[ \t]*$",
+        &[":5432:", ":5433:", ":6432:", ":26257:", ":*:"],
+        concat!("db.internal:5432:app:app_user:", "Tr0ub4dor3x"),
+    )
+    .with_check(checks::plain_secret),
+    // NuGet's `<add key="ClearTextPassword" value="…" />`.
+    Shape::new(
+        "nuget-password",
+        Anywhere,
+        r#"(?i)<add\s+key\s*=\s*"ClearTextPassword"\s+value\s*=\s*"([^"]+)""#,
+        &["cleartextpassword"],
+        concat!("<add key=\"ClearTextPassword\" value=\"", "Tr0ub4dor3x\" />"),
+    )
+    .with_check(checks::plain_secret),
     // Key-value secrets in query strings (`?password=`, `&sig=`,
     // `X-Amz-Signature=`), JDBC/ODBC/ADO.NET, StackExchange.Redis and libpq
     // connection strings (`;Password=`, `AccountKey=`, `,password=`,

@@ -11,3 +11,4 @@
 mod secrets_names;
 mod secrets_shapes;
 mod secrets_userinfo;
+mod secrets_vendored;

@@ -432,12 +432,15 @@ fn allowing_either_half_keeps_a_secret_pair() {
 #[test]
 fn every_secret_shape_of_the_shared_table_is_filtered_by_its_value() {
     // The table is the one the audit redacts with (`oy-secrets`): every
-    // shape's example goes, whatever the variable is called.
+    // shape's example goes, whatever the variable is called (the vendored
+    // gitleaks rows have none; oy-secrets' tests generate theirs).
     let leaked: Vec<&str> = oy_secrets::shapes()
         .iter()
         .filter(|shape| {
-            let env = filter_one("HARMLESS_SETTING", shape.example());
-            env.get("HARMLESS_SETTING").is_some()
+            shape.example().is_some_and(|example| {
+                let env = filter_one("HARMLESS_SETTING", example);
+                env.get("HARMLESS_SETTING").is_some()
+            })
         })
         .map(oy_secrets::Shape::kind)
         .collect();
