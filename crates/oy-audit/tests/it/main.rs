@@ -16,5 +16,6 @@ mod collect;
 mod collect_secret_files;
 mod plan;
 mod redact;
+mod redact_corpus;
 mod report;
 mod review;
