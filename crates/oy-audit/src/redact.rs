@@ -26,6 +26,7 @@
 
 mod assignment;
 mod blocks;
+mod directive;
 mod heredoc;
 mod line_kind;
 mod manifest;
@@ -110,8 +111,10 @@ fn judge(lines: &[&str], candidates: &Candidates, manifest: &[usize]) -> Vec<Opt
     let contents: Vec<&str> = lines.iter().map(|line| split_ending(line).0).collect();
     let mut kinds: Vec<Option<&'static str>> = vec![None; lines.len()];
     for &index in manifest {
-        if let Some(kind) = kinds.get_mut(index) {
-            *kind = Some(MANIFEST_KIND);
+        // A line redacted before stays as it is: redacting twice changes
+        // nothing.
+        if contents.get(index).is_some_and(|line| !is_marker(line)) {
+            set(&mut kinds, index, Some(MANIFEST_KIND));
         }
     }
     // Where each line starts in the text: keyword hits are by offset.
@@ -262,9 +265,14 @@ fn opaque_or_entry(content: &str) -> Below {
     }
 }
 
-/// `key: value`, `key = value`, `"key": …`, `<tag>`, `[section]`.
+/// `key: value`, `key = value`, `"key": …`, `<tag>`, `[section]`, a
+/// comment; the key a name (`db_host`, `LOG_LEVEL`, `apiUrl`), not a run
+/// of random characters that holds an `=` (`Gqz43BTM=6` is a password).
 static ENTRY: LazyLock<Regex> = LazyLock::new(|| {
-    regex(r#"^(?:["']?[\w.$@-]+["']?\s*(?::|=|=>)(?:\s|$|[^=])|<|\[[^\]]*\]$|#|//)"#)
+    regex(concat!(
+        r#"^(?:["']?(?:[a-z0-9_.$@-]+|[A-Z0-9_.-]+|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]+)+)["']?\s*"#,
+        r#"(?::|=|=>)(?:\s|$|[^=])|<|\[[^\]]*\]$|#|//)"#
+    ))
 });
 
 /// A line of a multi-line value with no structure of its own (a base64

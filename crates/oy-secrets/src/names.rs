@@ -101,7 +101,10 @@ const RULES: &[Rule] = &[
         ],
     },
     rule("PWD", At::End, Mark::Password),
-    rule("PW", At::Word, Mark::Password),
+    // `DB_PW`, and run together: `bindpw`, `rootpw` (LDAP).
+    rule("PW", At::End, Mark::Password),
+    // Redis's password for its primary.
+    rule("MASTERAUTH", At::Word, Mark::Password),
     rule("PASSCODE", At::Inside, Mark::Password),
     // Wallet seeds: a mnemonic is a password of twelve words.
     rule("MNEMONIC", At::Inside, Mark::Password),

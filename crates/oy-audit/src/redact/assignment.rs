@@ -18,7 +18,7 @@ use super::value::{is_separated_identifier, is_upper_identifier, looks_secret};
 /// decides which names are secret.
 macro_rules! secret_words {
     () => {
-        "(?:key|secret|token|pass|pwd|pw|auth|credential|dsn|private)"
+        "(?:key|secret|token|pass|pwd|pw|auth|credential|dsn|private|priv|wif|mnemonic|seed|phrase|bearer|jwt)"
     };
 }
 /// A name that may hold a secret word anywhere.
@@ -52,18 +52,31 @@ pub(super) const HEURISTICS: &[Heuristic] = &[
         pattern: concat!(
             "(?i)",
             secret_words!(),
-            r#"[A-Za-z0-9_.\-]*["'`\]]?\s*(?:[:=]|=>)"#
+            // Optionally a type between name and operator (Go's `tok string =`).
+            r#"[A-Za-z0-9_.\-]*["'`]?\]?(?:\s+(?:string|\[\]byte))?\s*(?:[:=]|=>)"#
         ),
         check: generic_assignment_check,
     },
     Heuristic {
-        // `define('DB_PASSWORD', 'v')`, `set("api_key", "v")`.
+        // `define('DB_PASSWORD', 'v')`, `set("api_key", "v")`, Ruby's
+        // `set :password, "v"`.
         pattern: concat!(
-            "(?i)[\"'`]",
+            "(?i)(?:[\"'`]|(?:^|[\\s(,]):)",
             secret_name_pattern!(""),
-            "[\"'`]\\s*,\\s*[\"'`]"
+            "[\"'`]?\\s*,\\s*[\"'`]"
         ),
         check: name_value_pair_check,
+    },
+    Heuristic {
+        // A config directive, `name value` alone on its line (Redis's
+        // `requirepass`, keepalived's `auth_pass`, slapd's `rootpw`, a
+        // netrc's `password`), or Windows' `setx NAME value`.
+        pattern: concat!(
+            r#"(?im)^[ \t]*(?:setx[ \t]+)?[A-Za-z0-9_.\-]*"#,
+            secret_words!(),
+            r#"[A-Za-z0-9_.\-]*[ \t]+["']?[^\s"'=:]+["']?[ \t]*$"#
+        ),
+        check: super::directive::directive_check,
     },
     Heuristic {
         // `<password>v</password>`.
@@ -103,24 +116,33 @@ pub(super) fn secret_name(name: &str) -> Option<bool> {
 /// `NAME = value` where NAME holds a secret-like word anywhere.
 static ASSIGNMENT: LazyLock<Regex> = LazyLock::new(|| {
     regex(concat!(
-        r"(?i)(?:^|[^A-Za-z0-9_.\-])(",
+        r"(?i)(?:^|[^A-Za-z0-9_.\-])(?P<name>",
         secret_name_pattern!(""),
         ")",
-        r#"["'`\]]?\s*"#,
-        // A type annotation between the name and `=` (`const KEY: &str =`).
-        r#"(?::\s*&?(?:'[a-z]+\s+)?[A-Za-z_][A-Za-z0-9_<>\[\]]*\s*)?"#,
+        // A closing quote and bracket (`$config["smtp_pass"] =`).
+        r#"["'`]?\]?\s*"#,
+        // A type annotation between the name and `=` (`const KEY: &str =`,
+        // Go's `var token string =`).
+        // (A type is followed by a space: `password: Tr0ub4dor=3` is YAML.)
+        r#"(?::\s*&?(?:'[a-z]+\s+)?[A-Za-z_][A-Za-z0-9_<>\[\]]*\s+|\s+(?:string|\[\]byte)\s*)?"#,
         r#"(?:===?|!==?|:=|=>|=|:)\s*"#,
-        // A quoted value (with a `b"…"`/`r"…"` prefix), or a bare one.
-        r#"(?:[bBrRuf]{0,2}"([^"]*)"|[bBrRuf]{0,2}'([^']*)'|`([^`]*)`|([^\s,;'"`]+))"#,
+        // A YAML tag (`!!str`).
+        r#"(?:!!?[A-Za-z]+\s+)?"#,
+        // A quoted value (with a `b"…"`/`r"…"` prefix), a literal wrapped
+        // in a call (`bytes.fromhex("…")`), or a bare value.
+        r#"(?:[bBrRuf]{0,2}"(?P<dq>[^"]*)"|[bBrRuf]{0,2}'(?P<sq>[^']*)'|`(?P<bt>[^`]*)`"#,
+        r#"|[A-Za-z_][A-Za-z0-9_.]*\(\s*[bBrRu]?["'](?P<call>[^"']*)["']"#,
+        r#"|(?P<bare>[^\s,;'"`]+))"#,
     ))
 });
 
-/// `("name", "value")`: a call or tuple pairing a secret name with a value.
+/// `("name", "value")`: a call or tuple pairing a secret name with a value
+/// (the name quoted, or a Ruby symbol).
 static NAME_VALUE_PAIR: LazyLock<Regex> = LazyLock::new(|| {
     regex(concat!(
-        r#"(?i)["'`]("#,
+        r#"(?i)(?:["'`]|(?:^|[\s(,]):)("#,
         secret_name_pattern!(""),
-        r#")["'`]\s*,\s*(?:"([^"]*)"|'([^']*)'|`([^`]*)`)(\s*:)?"#
+        r#")["'`]?\s*,\s*(?:"([^"]*)"|'([^']*)'|`([^`]*)`)(\s*:)?"#
     ))
 });
 
@@ -136,36 +158,62 @@ static XML_ELEMENT: LazyLock<Regex> = LazyLock::new(|| {
 /// True when some assignment on the line gives a secret-like name a
 /// value that looks like a real secret rather than code or a placeholder.
 fn generic_assignment_check(content: &str) -> bool {
-    ASSIGNMENT.captures_iter(content).any(|captures| {
-        let Some(name) = captures.get(1) else {
+    // On from each name, not from each match's end: a value may hold an
+    // assignment of its own (`"db:seed": "PGPASSWORD=… psql"`).
+    let mut at = 0;
+    while let Some(captures) = ASSIGNMENT.captures_at(content, at) {
+        let Some(name) = captures.name("name") else {
             return false;
         };
-        let Some(password_like) = secret_name(name.as_str()) else {
-            return false;
-        };
-        match (captures.get(2), captures.get(3), captures.get(4)) {
-            (Some(v), _, _) | (_, Some(v), _) | (_, _, Some(v)) => {
-                looks_secret(v.as_str(), false, password_like, false)
-            }
-            _ => captures.get(5).is_some_and(|v| {
-                let before = content.get(..name.start()).unwrap_or_default().trim_end();
-                let operator = content.get(name.end()..v.start()).unwrap_or_default();
-                let rest = content.get(v.end()..).unwrap_or_default().trim();
-                let ends_statement = rest.is_empty()
-                    || rest.starts_with(['#', ',', ';', '}', ')'])
-                    || rest.starts_with("//");
-                // `name: word` is YAML only at the start of an entry;
-                // mid-line it is prose ("secrets: collected").
-                let entry_start = before.is_empty() || before.ends_with(['-', '{', ',']);
-                // `NAME=word` without spaces is a shell or config value,
-                // also before a command (`PGPASSWORD=word psql`) or a
-                // closing quote (`"--password=word"`).
-                let glued = operator == "=";
-                let letters_ok = glued || ends_statement && (operator.contains('=') || entry_start);
-                looks_secret(v.as_str(), true, password_like, letters_ok)
-            }),
+        if assignment_is_secret(content, &captures) {
+            return true;
         }
-    })
+        at = name.end();
+    }
+    false
+}
+
+/// One assignment: its name is a secret name and its value a secret.
+fn assignment_is_secret(content: &str, captures: &regex::Captures<'_>) -> bool {
+    let Some(name) = captures.name("name") else {
+        return false;
+    };
+    let Some(password_like) = secret_name(name.as_str()) else {
+        return false;
+    };
+    // A literal inside a call counts when it is data (`fromhex("9f…")`),
+    // not another name (`headers.get("Authorization")`), given to a
+    // setting or constant (`MASTER_KEY = bytes.fromhex(…)`) or a password,
+    // not to a test's local (`let key = from_hex("0123…")`).
+    if let Some(v) = captures.name("call") {
+        let setting = !name.as_str().bytes().any(|b| b.is_ascii_lowercase());
+        return (setting || password_like)
+            && v.as_str().bytes().any(|b| b.is_ascii_digit())
+            && looks_secret(v.as_str(), false, password_like, false);
+    }
+    let quoted = ["dq", "sq", "bt"]
+        .into_iter()
+        .find_map(|group| captures.name(group));
+    match quoted {
+        Some(v) => looks_secret(v.as_str(), false, password_like, false),
+        None => captures.name("bare").is_some_and(|v| {
+            let before = content.get(..name.start()).unwrap_or_default().trim_end();
+            let operator = content.get(name.end()..v.start()).unwrap_or_default();
+            let rest = content.get(v.end()..).unwrap_or_default().trim();
+            let ends_statement = rest.is_empty()
+                || rest.starts_with(['#', ',', ';', '}', ')'])
+                || rest.starts_with("//");
+            // `name: word` is YAML only at the start of an entry;
+            // mid-line it is prose ("secrets: collected").
+            let entry_start = before.is_empty() || before.ends_with(['-', '{', ',']);
+            // `NAME=word` without spaces is a shell or config value,
+            // also before a command (`PGPASSWORD=word psql`) or a
+            // closing quote (`"--password=word"`).
+            let glued = operator == "=";
+            let letters_ok = glued || ends_statement && (operator.contains('=') || entry_start);
+            looks_secret(v.as_str(), true, password_like, letters_ok)
+        }),
+    }
 }
 
 fn name_value_pair_check(content: &str) -> bool {
@@ -180,8 +228,11 @@ fn name_value_pair_check(content: &str) -> bool {
         [captures.get(2), captures.get(3), captures.get(4)]
             .into_iter()
             .flatten()
-            // `("TOKEN_NAMES", "API_TOKEN")`: a list of names.
-            .filter(|v| !is_separated_identifier(v.as_str()) && !is_upper_identifier(v.as_str()))
+            // `("TOKEN_NAMES", "API_TOKEN")`, `TOKENIZERS_*`: names.
+            .filter(|v| {
+                let v = v.as_str().trim_end_matches('*');
+                !is_separated_identifier(v) && !is_upper_identifier(v)
+            })
             .any(|v| looks_secret(v.as_str(), false, password_like, false))
     })
 }

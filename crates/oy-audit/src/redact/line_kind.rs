@@ -15,13 +15,21 @@ use std::ops::Range;
 use std::sync::LazyLock;
 
 use oy_secrets::Mentions;
-use regex::{Regex, RegexSet};
+use regex::bytes::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 use super::assignment::{HEURISTICS, KIND};
 use super::reading;
 
-static HEURISTIC_SET: LazyLock<RegexSet> =
-    LazyLock::new(|| compile_set(HEURISTICS.iter().map(|heuristic| heuristic.pattern)));
+/// The heuristics' triggers, in ASCII mode: names and operators are
+/// ASCII, and Unicode case folding (`k` is also the Kelvin sign) would only
+/// make the automata larger and slower.
+static HEURISTIC_SET: LazyLock<RegexSet> = LazyLock::new(|| {
+    built(
+        RegexSetBuilder::new(HEURISTICS.iter().map(|heuristic| heuristic.pattern))
+            .unicode(false)
+            .build(),
+    )
+});
 
 /// Any heuristic's trigger, to find where in a document they match.
 static ANY_HEURISTIC: LazyLock<Regex> = LazyLock::new(|| {
@@ -29,17 +37,21 @@ static ANY_HEURISTIC: LazyLock<Regex> = LazyLock::new(|| {
         .iter()
         .map(|heuristic| format!("(?:{})", heuristic.pattern))
         .collect();
-    super::regex(&alternatives.join("|"))
+    built(
+        RegexBuilder::new(&alternatives.join("|"))
+            .unicode(false)
+            .build(),
+    )
 });
 
-/// Compiles the heuristics' set. The patterns are constants that every
-/// test run compiles, so a failure is a programming error, not bad input.
+/// The heuristics' automata. The patterns are constants that every test
+/// run compiles, so a failure is a programming error, not bad input.
 #[expect(
     clippy::expect_used,
     reason = "constant patterns, compiled by every test run"
 )]
-fn compile_set<'p>(patterns: impl IntoIterator<Item = &'p str>) -> RegexSet {
-    RegexSet::new(patterns).expect("redaction patterns are valid")
+fn built<T>(compiled: Result<T, regex::Error>) -> T {
+    compiled.expect("redaction patterns are valid")
 }
 
 /// The lines of a document worth a look, in order.
@@ -148,7 +160,7 @@ pub(super) fn text_kind(text: &str) -> Option<&'static str> {
 fn heuristic_starts(text: &str) -> Vec<usize> {
     let mut starts = Vec::new();
     let mut at = 0;
-    while let Some(found) = ANY_HEURISTIC.find_at(text, at) {
+    while let Some(found) = ANY_HEURISTIC.find_at(text.as_bytes(), at) {
         starts.push(found.start());
         at = text
             .get(found.start()..)
@@ -164,7 +176,7 @@ fn heuristic_starts(text: &str) -> Vec<usize> {
 /// True when a heuristic whose pattern matches `content` accepts it.
 fn heuristic_matches(content: &str) -> bool {
     HEURISTIC_SET
-        .matches(content)
+        .matches(content.as_bytes())
         .iter()
         .filter_map(|index| HEURISTICS.get(index))
         .any(|heuristic| (heuristic.check)(content))

@@ -61,10 +61,15 @@ pub(super) fn secret_string(content: &str) -> Option<(OpenString, bool)> {
     if rest.contains(close.as_str()) {
         return None;
     }
-    let lower = name.to_ascii_lowercase();
-    let credential = oy_secrets::secret_name(name)
-        .is_some_and(|judged| judged.is_credential() || judged.is_password_like());
-    if !credential || lower.contains("public") || secret_name(name).is_none() {
+    // A password, or a key, token or credential: `PRIVATE_NOTES` and
+    // `AUTH_HELP` are text, and public keys are public.
+    let upper = name.to_ascii_uppercase();
+    let password = secret_name(name) == Some(true);
+    let keyed = ["KEY", "TOKEN", "CREDENTIAL"]
+        .iter()
+        .any(|word| upper.contains(word))
+        && oy_secrets::is_credential_name(name);
+    if !(password || keyed) || upper.contains("PUBLIC") {
         return None;
     }
     Some((OpenString { close }, super::is_opaque(rest)))

@@ -20,13 +20,22 @@ static CONCATENATION: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
+/// `= (` or `= [` before a literal: a group of literals, as Python writes
+/// a long string on several lines.
+static GROUP: LazyLock<Regex> = LazyLock::new(|| regex(r#"=\s*[(\[]\s*(["'])"#));
+
 /// `text` read another way, when that differs from `text`: escapes undone
-/// (`\"` is `"`, `\n` a space), then adjacent string literals joined.
+/// (`\"` is `"`, `\n` a line break), adjacent string literals joined, and
+/// a group of literals opened as a plain value.
 pub(super) fn of_text(text: &str) -> Option<String> {
     let unescaped = unescape(text);
     let joined = match CONCATENATION.replace_all(&unescaped, "") {
         Cow::Borrowed(_) => unescaped,
         Cow::Owned(joined) => Cow::Owned(joined),
+    };
+    let joined = match GROUP.replace_all(&joined, "= $1") {
+        Cow::Borrowed(_) => joined,
+        Cow::Owned(opened) => Cow::Owned(opened),
     };
     match joined {
         Cow::Borrowed(_) => None,
@@ -45,7 +54,8 @@ pub(super) fn of_line(content: &str) -> Option<String> {
     (escaped || quotes >= 4).then(|| of_text(content)).flatten()
 }
 
-/// `\"` → `"`, `\'` → `'`, `\\` → `\`, and `\n`, `\r`, `\t` → a space.
+/// `\"` → `"`, `\'` → `'`, `\\` → `\`, `\n` and `\r` → a line break, `\t` →
+/// a tab.
 fn unescape(text: &str) -> Cow<'_, str> {
     if !text.contains('\\') {
         return Cow::Borrowed(text);
@@ -63,8 +73,14 @@ fn unescape(text: &str) -> Cow<'_, str> {
                 out.push(quote);
                 changed = true;
             }
-            Some('n' | 'r' | 't') => {
-                out.push(' ');
+            // A line break ends the line it is in: the code inside the
+            // string had lines of its own.
+            Some('n' | 'r') => {
+                out.push('\n');
+                changed = true;
+            }
+            Some('t') => {
+                out.push('\t');
                 changed = true;
             }
             Some(other) => {

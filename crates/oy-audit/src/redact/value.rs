@@ -34,13 +34,18 @@ const NOT_PASSWORD_WORDS: &[&str] = &[
 /// (`PASSWORD=Word`), so it may be a password rather than code.
 pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters_ok: bool) -> bool {
     let length = value.chars().count();
-    if is_placeholder(value, bare) || names_a_secret(value) || is_path(value) {
+    if is_placeholder(value, bare) || names_a_secret(value) || is_path(value) || is_plain_url(value)
+    {
         return false;
     }
     if !password_like {
         return length >= 12
             && !value.chars().any(char::is_whitespace)
             && !(bare && is_code_reference(value))
+            // `my-service-account`, `SOME_SETTING`: words, not a key; bare,
+            // `ml_dsa_44_pack`: a name in code.
+            && !(is_separated_identifier(value)
+                && (bare || !value.bytes().any(|b| b.is_ascii_digit())))
             // `CBS_ASN1_CONSTRUCTED`: a constant's name.
             && !(bare && value.contains('_') && is_upper_identifier(value))
             && shannon_entropy(value) >= 3.0;
@@ -82,10 +87,12 @@ pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters
     true
 }
 
-/// A file path (`/usr/bin/askpass`, `~/.aws/credentials`, `../x`): where
-/// a secret lives, not the secret.
-/// An absolute path counts only when lowercase (`/usr/bin/askpass`): a
-/// base64 secret may start with `/` too.
+/// A file path (`/usr/bin/askpass`, `~/.aws/credentials`, `../x`) or a
+/// resource name (`projects/p/locations/global/keyRings/ring`,
+/// `prod/app/database`): where a secret lives, not the secret.
+/// An absolute path counts only when lowercase (`/usr/bin/askpass`), and
+/// a resource name only when each part is a lower-case or camelCase word:
+/// a base64 secret may start with `/` or hold several (`wJalr/K7MDENG/…`).
 fn is_path(value: &str) -> bool {
     let relative = ["./", "../", "~/"]
         .iter()
@@ -94,9 +101,44 @@ fn is_path(value: &str) -> bool {
         && value
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/._-".contains(&b));
-    (relative || absolute)
+    let resource = value.split('/').all(is_path_word);
+    (relative || absolute || resource)
         && value.matches('/').count() >= 2
         && !value.contains(char::is_whitespace)
+}
+
+/// One part of a resource name: `keyRings`, `us-east-1`, `app_db`.
+fn is_path_word(part: &str) -> bool {
+    let mut chars = part.chars();
+    let Some(first) = chars.next() else {
+        return false;
+    };
+    let lower_word = first.is_ascii_lowercase() || first.is_ascii_digit();
+    // camelCase: an upper-case letter only after a lower-case one.
+    let mut previous = first;
+    let camel = chars.all(|c| {
+        let fits = c.is_ascii_lowercase()
+            || c.is_ascii_digit()
+            || "._-".contains(c)
+            || (c.is_ascii_uppercase() && previous.is_ascii_lowercase());
+        previous = c;
+        fits
+    });
+    lower_word && camel
+}
+
+/// A URL with neither credentials nor a query (`https://oauth2.googleapis.com/token`):
+/// where a secret is sent, not the secret; one with a password is the URL
+/// shapes' to judge.
+fn is_plain_url(value: &str) -> bool {
+    let Some((scheme, rest)) = value.split_once("://") else {
+        return false;
+    };
+    !scheme.is_empty()
+        && scheme
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b))
+        && !rest.contains(['@', '?', ' '])
 }
 
 /// `lower_snake`, `UPPER_SNAKE` or `kebab-case` words (at least two).
@@ -145,8 +187,11 @@ fn is_code_reference(value: &str) -> bool {
             .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
             && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
     };
+    // A field path's parts are names, not 40 random characters
+    // (`sk.eyJ1…` is a Mapbox token).
+    let name = |s: &str| identifier(s) && s.len() <= 24;
     is_code_reference_symbol(value)
-        || (value.contains('.') && value.split('.').all(identifier))
+        || (value.contains('.') && value.split('.').all(name))
         || (identifier(value) && !value.chars().any(|c| c.is_ascii_digit()))
 }
 

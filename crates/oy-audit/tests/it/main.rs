@@ -17,5 +17,6 @@ mod collect_secret_files;
 mod plan;
 mod real_repos;
 mod redact;
+mod redact_corpus;
 mod report;
 mod review;

@@ -16,6 +16,7 @@ mod support;
 
 mod cli_approval;
 mod cli_audit;
+mod cli_audit_secrets;
 mod cli_chat;
 mod cli_completions;
 mod cli_config;

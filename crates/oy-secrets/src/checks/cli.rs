@@ -27,6 +27,9 @@ pub(crate) fn cli_password(found: &str) -> bool {
 /// command-line shapes): a literal of three characters or more.
 pub(crate) fn cli_secret(found: &str) -> bool {
     let value = found.trim_matches(['"', '\'', '`', ')', ';']);
+    if is_reference(value) {
+        return false;
+    }
     // OpenSSL's `pass:…`, a `user:password` pair.
     let value = value.strip_prefix("pass:").unwrap_or(value);
     let value = match value.split_once(':') {

@@ -34,7 +34,7 @@ macro_rules! value {
 /// (`--db-password`, `--oauth2-bearer`, `-storepass`).
 macro_rules! secret_flags {
     () => {
-        r"(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|access[-_]?key|secret[-_]?key|auth[-_]?key|auth[-_]?token|client[-_]?secret|bearer|creds|storepass|keypass|bindpw|rootpw|passin|passout)"
+        r"(?:[a-z0-9]+[-_])*(?:password|passwd|passphrase|pass|pwd|secret|token|api[-_]?key|access[-_]?key|secret[-_]?key|auth[-_]?key|auth[-_]?token|client[-_]?secret|bearer|creds|(?:src|dest)?storepass|(?:src|dest)?keypass|bindpw|rootpw|passin|passout)"
     };
 }
 
@@ -145,6 +145,17 @@ pub(super) const COMMANDS: &[Shape] = &[
     Shape::new(
         "cli-password",
         Anywhere,
+        concat!(
+            r"(?i)(?-u:\b)az\s+login(?-u:\b)[^\n]*?\s(?:-p|--password)(?:\s+|=)",
+            value!()
+        ),
+        &["az login"],
+        concat!("az login -u admin@corp.example -p ", "Tr0ub4dor3x"),
+    )
+    .with_check(checks::cli_secret),
+    Shape::new(
+        "cli-password",
+        Anywhere,
         concat!(command!("redis-cli|keydb-cli", r"\s-a\s+"), value!()),
         &["redis-cli", "keydb-cli"],
         concat!("redis-cli -h cache -a ", "Tr0ub4dor3x", " ping"),
@@ -237,6 +248,14 @@ pub(super) const COMMANDS: &[Shape] = &[
         concat!(r"(?i)(?-u:\b)net\s+use\s+[^\n]*?/user:\S+\s+", value!()),
         &["net use"],
         concat!("net use Z: \\\\fs\\share /user:CORP\\svc ", "Tr0ub4dor3x"),
+    )
+    .with_check(checks::cli_secret),
+    Shape::new(
+        "cli-password",
+        Anywhere,
+        r#"(?i)(?-u:\b)net\s+use\s+(?:\S+:\s+)?\\\\\S+\s+["']?([^\s"'/][^\s"']*)["']?\s+/user:"#,
+        &["net use"],
+        concat!("net use Z: \\\\fs\\share ", "Tr0ub4dor3x", " /user:CORP\\svc"),
     )
     .with_check(checks::cli_secret),
     // OpenSSL and friends: `-passin pass:…`, `-passout pass:…`, `-k …`.

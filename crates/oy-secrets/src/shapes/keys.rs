@@ -13,14 +13,20 @@ use crate::shape::{Scope, Shape};
 use Scope::{Anywhere, Value};
 
 /// A name that marks a wallet key or seed (at a word's start or after
-/// `_`) before `=`, `:` or `=>`, with an optional quote around the name
-/// and the value.
+/// `_`) before `=`, `:`, `=>` or a call's `(` (`Wallet("0x…")`,
+/// `from_mnemonic("…")`), with an optional quote around the name and the
+/// value.
 macro_rules! named {
     ($names:literal, $value:literal) => {
+        named!($names, "", $value)
+    };
+    ($names:literal, $suffixes:literal, $value:literal) => {
         concat!(
-            r#"(?i)(?-u:\b|_)(?:"#,
+            r#"(?i)(?:(?-u:\b|_)(?:"#,
             $names,
-            r#")[A-Za-z0-9_.-]*["'`\]]?\s*(?::=|=>|=|:)\s*[\[(]?\s*[bru]?["'`]?(?-i:"#,
+            r#")[A-Za-z0-9_.-]*"#,
+            $suffixes,
+            r#")["'`\]]?\s*(?::=|=>|=|:|\()\s*[\[(]?\s*[bru]?["'`]?(?-i:"#,
             $value,
             r#")"#
         )
@@ -55,13 +61,15 @@ pub(super) const KEYS: &[Shape] = &[
     ),
     // A wallet's private key under a wallet-ish name: 64 hex digits
     // (Ethereum and friends, `0x` or not) or a WIF key (Bitcoin: 51 or 52
-    // Base58 characters). Other names (`PK=`, `ETH_KEY=`) are the audit's
-    // name heuristics' to judge.
+    // Base58 characters). Other names (`ETH_KEY=`) are the audit's name
+    // heuristics' to judge.
     Shape::new(
         "wallet-private-key",
         Anywhere,
         named!(
             r"priv(?:ate)?[_-]?key|wallet|signer|deployer|mnemonic|wif",
+            // `ETH_PK=`, `DEPLOYER_PK:` (a bare `pk` is as often a primary key).
+            r"|[A-Za-z0-9]+_pk",
             r"(?:0x)?([a-fA-F0-9]{64}|[59][1-9A-HJ-NP-Za-km-z]{50}|[KLc][1-9A-HJ-NP-Za-km-z]{51})(?:[^A-Za-z0-9]|$)"
         ),
         &[
@@ -76,6 +84,7 @@ pub(super) const KEYS: &[Shape] = &[
             "deployer",
             "mnemonic",
             "wif",
+            "_pk",
         ],
         concat!(
             "DEPLOYER_PRIVATE_KEY=0x",

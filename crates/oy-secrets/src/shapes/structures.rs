@@ -173,6 +173,17 @@ pub(super) const STRUCTURES: &[Shape] = &[
         concat!("curl -H 'X-Api-Key: ", "q7Vd9xKp2LmZ4rTw8sNb' https://api.internal/v1"),
     )
     .with_check(checks::header_value),
+    // Digest authorization: its quoted parameters, the response among them.
+    Shape::new(
+        "http-header",
+        Anywhere,
+        r#"(?i)authorization[ \t]*:[ \t]*digest\s[^\r\n]*?response\s*=\s*"?([A-Fa-f0-9]{32,})"#,
+        &["authorization"],
+        concat!(
+            "Authorization: Digest username=\"u\", nonce=\"n\", ",
+            "response=\"6629fae49393a05397450978507c4ef1\""
+        ),
+    ),
     // netrc entries (`~/.netrc`, `_netrc`, curl's `--netrc-file`): on one
     // line, or a `password` line of its own in a document with a
     // `machine` entry.
