@@ -136,13 +136,13 @@ pub fn is_secret_value(value: &str) -> bool {
 pub fn mentions(text: &str) -> Mentions {
     let table = shapes();
     let mut hits = Vec::new();
-    let mut every = false;
+    let mut folds = Vec::new();
     for found in TEXT.automaton.find_overlapping_iter(text) {
         match TEXT.owners.get(found.pattern().as_usize()) {
             Some(owners) if !owners.is_empty() => {
                 hits.extend(owners.iter().map(|&index| (found.start(), index)));
             }
-            _ => every = true,
+            _ => folds.push(found.start()),
         }
     }
     // Markers are few: each looked for once.
@@ -162,15 +162,23 @@ pub fn mentions(text: &str) -> Mentions {
         .iter()
         .filter(|shape| shape.scope().in_text() && counts(shape))
         .filter(|shape| {
-            every
-                || shape
-                    .marker()
-                    .is_some_and(|marker| shape.keywords().contains(&marker))
-                    && hits.iter().any(|&(_, index)| index == shape.index)
+            shape
+                .marker()
+                .is_some_and(|marker| shape.keywords().contains(&marker))
+                && hits.iter().any(|&(_, index)| index == shape.index)
         })
         .map(|shape| shape.index)
         .collect();
-    Mentions::new(hits, everywhere)
+    let all = if folds.is_empty() {
+        Vec::new()
+    } else {
+        table
+            .iter()
+            .filter(|shape| shape.scope().in_text() && counts(shape))
+            .map(|shape| shape.index)
+            .collect()
+    };
+    Mentions::new(hits, everywhere, folds, all)
 }
 
 /// The shapes that hold in text and one of whose keywords occurs in

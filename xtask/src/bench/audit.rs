@@ -1,7 +1,15 @@
 //! `cargo xtask bench audit`: a whole-process benchmark of `oy audit
 //! --dry-run` (collect, redact, index and plan; nothing is sent) on a
 //! generated repository of 24,000 source files, and of code2prompt and
-//! repomix on the same tree when they are installed.
+//! repomix on the same tree when they are installed; then the redactor's
+//! throughput in MB/s, as `oy audit --dry-run` over a generated tree of
+//! 24 MB of small files in which one line in eight is a credential
+//! (`secrets.rs`), so that redaction runs all the way through.
+//!
+//! `OY_BENCH_BASELINE=/path/to/oy` also times another build (say, the
+//! release binary of an earlier commit) on both trees and prints the
+//! ratios: the goal of issue 15, broader redaction rules costing at most
+//! 1.2× the collection time, is reported, never enforced.
 //!
 //! The tree is made once under the temp dir and reused, like the search
 //! benchmark's; a marker written last says it is complete. It is shaped
@@ -18,10 +26,11 @@
     reason = "xtask builds its own scratch tree in the temp dir, not a workspace of oy's"
 )]
 
+mod secrets;
 mod tree;
 
 use std::ffi::OsStr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
@@ -31,7 +40,12 @@ use super::support::{
     read,
 };
 
+use secrets::ensure_secret_tree;
 use tree::ensure_tree;
+
+/// The goal of issue 15: with the broader redaction rules, collection at
+/// most this many times as slow as the baseline's.
+const REDACTION_GOAL_RATIO: f64 = 1.2;
 
 /// Timed runs per tool (after one warm-up); each metric's median is reported.
 const RUNS: usize = 5;
@@ -102,6 +116,14 @@ pub(crate) fn bench_audit() -> Result<()> {
         "tool", "wall", "CPU user+sys", "peak RSS"
     );
     print_row("oy", &oy_summary);
+    // An earlier build to compare with, when one is named.
+    let baseline = std::env::var_os("OY_BENCH_BASELINE").map(PathBuf::from);
+    if let Some(baseline) = &baseline {
+        let (summary, _) = measure(&scratch.0, gnu_time, baseline.as_os_str(), &oy_args, &root)
+            .context("the baseline oy audit --dry-run failed")?;
+        print_row("oy baseline", &summary);
+        print_ratio("collection", oy_summary.wall_s, summary.wall_s);
+    }
 
     let mut code2prompt_wall = None;
     for (tool, hint) in [
@@ -139,7 +161,76 @@ pub(crate) fn bench_audit() -> Result<()> {
         }
         None => println!("  goal: oy at least as fast as code2prompt (wall): not measured"),
     }
+    bench_redaction(&scratch.0, gnu_time, &oy, baseline.as_deref())
+}
+
+/// `oy audit --dry-run` over the secret-dense tree, in MB/s, and the
+/// baseline's when one is named.
+fn bench_redaction(
+    scratch: &Path,
+    gnu_time: bool,
+    oy: &Path,
+    baseline: Option<&Path>,
+) -> Result<()> {
+    let (root, files, bytes) = ensure_secret_tree()?;
+    let megabytes = bytes as f64 / 1e6;
+    let args = [
+        "audit",
+        "--dry-run",
+        "--model",
+        "gpt-4.1",
+        "--max-chunks",
+        MAX_CHUNKS,
+    ];
+    let (summary, plan) = measure(scratch, gnu_time, oy.as_os_str(), &args, &root)
+        .context("oy audit --dry-run on the secret-dense tree failed")?;
+    println!(
+        "redaction: `oy audit --dry-run` on {files} files ({megabytes:.1} MB), one line in \
+         eight a credential, median of {RUNS} runs, warm cache"
+    );
+    if let Some(first) = plan.lines().next() {
+        println!("  oy {first}");
+    }
+    println!(
+        "  {:<12} {:>11} {:>15} {:>11} {:>10}",
+        "tool", "wall", "CPU user+sys", "peak RSS", "MB/s"
+    );
+    print_throughput("oy", &summary, megabytes);
+    if let Some(baseline) = baseline {
+        let (theirs, plan) = measure(scratch, gnu_time, baseline.as_os_str(), &args, &root)
+            .context("the baseline oy audit --dry-run on the secret-dense tree failed")?;
+        print_throughput("oy baseline", &theirs, megabytes);
+        if let Some(first) = plan.lines().next() {
+            println!("  baseline {first}");
+        }
+        print_ratio("redaction", summary.wall_s, theirs.wall_s);
+    }
     Ok(())
+}
+
+fn print_throughput(tool: &str, summary: &Summary, megabytes: f64) {
+    let rss = summary
+        .peak_rss_mib
+        .map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB"));
+    println!(
+        "  {tool:<12} {:>11} {:>15} {rss:>11} {:>10}",
+        format!("{:.1} ms", summary.wall_s * 1000.0),
+        format!("{:.3} s", summary.cpu_s),
+        format!("{:.1}", megabytes / summary.wall_s.max(1e-9)),
+    );
+}
+
+/// `oy`'s wall time against the baseline's, and the goal's verdict.
+fn print_ratio(what: &str, ours: f64, theirs: f64) {
+    let ratio = ours / theirs.max(1e-9);
+    let verdict = if ratio <= REDACTION_GOAL_RATIO {
+        "PASS"
+    } else {
+        "over"
+    };
+    println!(
+        "  goal: {what} at most {REDACTION_GOAL_RATIO}× the baseline's (wall): ratio {ratio:.2}  {verdict}"
+    );
 }
 
 /// `--help` of an installed tool, or `None` when it is not on PATH.

@@ -181,6 +181,12 @@ fn assignment_is_secret(content: &str, captures: &regex::Captures<'_>) -> bool {
     let Some(password_like) = secret_name(name.as_str()) else {
         return false;
     };
+    // A Markdown link's label (`[`Token`]: ../enum.Token.html`).
+    let before = content.get(..name.start()).unwrap_or_default();
+    let after = content.get(name.end()..).unwrap_or_default();
+    if before.contains('[') && after.trim_start_matches('`').starts_with("]:") {
+        return false;
+    }
     // A literal inside a call counts when it is data (`fromhex("9f…")`),
     // not another name (`headers.get("Authorization")`), given to a
     // setting or constant (`MASTER_KEY = bytes.fromhex(…)`) or a password,
@@ -197,7 +203,7 @@ fn assignment_is_secret(content: &str, captures: &regex::Captures<'_>) -> bool {
     match quoted {
         Some(v) => looks_secret(v.as_str(), false, password_like, false),
         None => captures.name("bare").is_some_and(|v| {
-            let before = content.get(..name.start()).unwrap_or_default().trim_end();
+            let before = before.trim_end();
             let operator = content.get(name.end()..v.start()).unwrap_or_default();
             let rest = content.get(v.end()..).unwrap_or_default().trim();
             let ends_statement = rest.is_empty()

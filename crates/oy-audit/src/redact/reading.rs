@@ -20,9 +20,9 @@ static CONCATENATION: LazyLock<Regex> = LazyLock::new(|| {
     ))
 });
 
-/// `= (` or `= [` before a literal: a group of literals, as Python writes
-/// a long string on several lines.
-static GROUP: LazyLock<Regex> = LazyLock::new(|| regex(r#"=\s*[(\[]\s*(["'])"#));
+/// `= (` before a literal: a group of literals, as Python writes a long
+/// string on several lines (a tuple or a list, with commas, is no string).
+static GROUP: LazyLock<Regex> = LazyLock::new(|| regex(r#"=\s*\(\s*(["'])"#));
 
 /// `text` read another way, when that differs from `text`: escapes undone
 /// (`\"` is `"`, `\n` a line break), adjacent string literals joined, and
@@ -33,9 +33,10 @@ pub(super) fn of_text(text: &str) -> Option<String> {
         Cow::Borrowed(_) => unescaped,
         Cow::Owned(joined) => Cow::Owned(joined),
     };
+    let tuple = joined.contains("\",") || joined.contains("',");
     let joined = match GROUP.replace_all(&joined, "= $1") {
-        Cow::Borrowed(_) => joined,
-        Cow::Owned(opened) => Cow::Owned(opened),
+        Cow::Owned(opened) if !tuple => Cow::Owned(opened),
+        _ => joined,
     };
     match joined {
         Cow::Borrowed(_) => None,

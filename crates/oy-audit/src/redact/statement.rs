@@ -21,8 +21,8 @@ static ENDS_CONCATENATING: LazyLock<Regex> =
 /// A line that starts with a concatenation operator and a literal.
 static STARTS_CONCATENATING: LazyLock<Regex> =
     LazyLock::new(|| regex(r#"^(?:\+|\.\.?|&|\|\|)\s*["'`]"#));
-/// `NAME = (` or `NAME = [`: a group of literals follows.
-static OPENS_GROUP: LazyLock<Regex> = LazyLock::new(|| regex(r"[^=!<>]=\s*[(\[]$"));
+/// `NAME = (`: a group of literals follows.
+static OPENS_GROUP: LazyLock<Regex> = LazyLock::new(|| regex(r"[^=!<>]=\s*\($"));
 
 /// The ranges of line indices that one statement spans, two lines or
 /// more each (`contents` are the lines without their endings).
@@ -42,7 +42,7 @@ pub(super) fn statements(contents: &[&str]) -> Vec<Range<usize>> {
 /// The last line of the statement that starts on line `start`.
 fn statement_end(contents: &[&str], start: usize) -> usize {
     let first = contents.get(start).map_or("", |line| line.trim_end());
-    if first.ends_with(['(', '[']) && OPENS_GROUP.is_match(first) {
+    if first.ends_with('(') && OPENS_GROUP.is_match(first) {
         // Up to the line that closes the group.
         let close = contents
             .iter()

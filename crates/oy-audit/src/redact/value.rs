@@ -39,15 +39,19 @@ pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters
         return false;
     }
     if !password_like {
+        // Code and names rather than data: a field path or call (bare), a
+        // module path (`"django.contrib.auth.backends.ModelBackend"`),
+        // words (`my-service-account`, `SOME_SETTING`; bare, a name in
+        // code such as `ml_dsa_44_pack`), a constant (`CBS_ASN1_TAG`).
+        let code = (bare || value.matches('.').count() >= 2) && is_code_reference(value);
+        let words =
+            is_separated_identifier(value) && (bare || !value.bytes().any(|b| b.is_ascii_digit()));
+        let constant = bare && value.contains('_') && is_upper_identifier(value);
         return length >= 12
             && !value.chars().any(char::is_whitespace)
-            && !(bare && is_code_reference(value))
-            // `my-service-account`, `SOME_SETTING`: words, not a key; bare,
-            // `ml_dsa_44_pack`: a name in code.
-            && !(is_separated_identifier(value)
-                && (bare || !value.bytes().any(|b| b.is_ascii_digit())))
-            // `CBS_ASN1_CONSTRUCTED`: a constant's name.
-            && !(bare && value.contains('_') && is_upper_identifier(value))
+            && !code
+            && !words
+            && !constant
             && shannon_entropy(value) >= 3.0;
     }
     // Passwords: no entropy needed, letters alone will do, and a quoted
@@ -90,7 +94,8 @@ pub(super) fn looks_secret(value: &str, bare: bool, password_like: bool, letters
 /// A file path (`/usr/bin/askpass`, `~/.aws/credentials`, `../x`) or a
 /// resource name (`projects/p/locations/global/keyRings/ring`,
 /// `prod/app/database`): where a secret lives, not the secret.
-/// An absolute path counts only when lowercase (`/usr/bin/askpass`), and
+/// A relative path counts whatever it holds; an absolute path only when
+/// lowercase (`/usr/bin/askpass`), and
 /// a resource name only when each part is a lower-case or camelCase word:
 /// a base64 secret may start with `/` or hold several (`wJalr/K7MDENG/…`).
 fn is_path(value: &str) -> bool {
@@ -102,9 +107,8 @@ fn is_path(value: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b"/._-".contains(&b));
     let resource = value.split('/').all(is_path_word);
-    (relative || absolute || resource)
-        && value.matches('/').count() >= 2
-        && !value.contains(char::is_whitespace)
+    !value.contains(char::is_whitespace)
+        && (relative || (absolute || resource) && value.matches('/').count() >= 2)
 }
 
 /// One part of a resource name: `keyRings`, `us-east-1`, `app_db`.

@@ -666,3 +666,37 @@ proptest! {
         prop_assert!(!redacted.contains(secret), "{text:?}");
     }
 }
+
+#[test]
+fn a_keyword_spelt_with_a_folding_character_is_still_found() {
+    // `ſ` is an `s` to the shapes' case-insensitive patterns, though not
+    // to an ASCII keyword search: its line is tried against every shape.
+    let text = "fn a() {}\nAuthorization: Ba\u{17f}ic YWRtaW46Q0FOQVJZYmFzaWM=\nfn b() {}\n";
+    let (redacted, redactions) = redact(text);
+    assert_eq!(
+        redactions,
+        vec![Redaction {
+            line: 2,
+            kind: "basic-auth"
+        }]
+    );
+    assert_eq!(redacted, "fn a() {}\n[redacted: basic-auth]\nfn b() {}\n");
+}
+
+#[test]
+fn code_and_links_that_name_cookies_and_tokens_stay() {
+    let untouched = [
+        "            cookie: Some(PayloadU16::new(vec![0])),",
+        "    cookie_store: Option<Arc<dyn cookie::CookieStore>>,",
+        "use crate::cookie::service::CookieService;",
+        "/// [`Token`]: ../enum.Token.html",
+        "/// [`Pair::tokens`]: struct.Pair.html#method.tokens",
+        "AUTHENTICATION_BACKENDS = (\"django.contrib.auth.backends.ModelBackend\",)",
+    ];
+    for line in untouched {
+        let text = format!("{line}\n");
+        let (redacted, redactions) = redact(&text);
+        assert_eq!(redacted, text, "{line}");
+        assert!(redactions.is_empty(), "{line}");
+    }
+}

@@ -33,6 +33,10 @@ pub(crate) fn header_value(found: &str) -> bool {
     let value = found
         .trim()
         .trim_end_matches([',', ';', ')', '}', ']', '\\']);
+    // Code: `cookie: Some(…)`, `cookie::CookieStore`, `cookie_store: Arc<…>`.
+    if value.starts_with(':') || value.contains("::") || value.contains('(') {
+        return false;
+    }
     if value.is_empty()
         || value.contains("${")
         || value.contains("{{")

@@ -58,10 +58,10 @@ pub(super) fn ensure_tree() -> Result<(PathBuf, u64, u64)> {
 }
 
 /// A tiny deterministic PRNG (splitmix64): same seed, same tree.
-struct Rng(u64);
+pub(super) struct Rng(pub(super) u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    pub(super) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -69,16 +69,16 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, n: usize) -> usize {
+    pub(super) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
 
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+    pub(super) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }
 
     /// `n` characters from `alphabet`, for token-shaped strings.
-    fn chars(&mut self, n: usize, alphabet: &str) -> String {
+    pub(super) fn chars(&mut self, n: usize, alphabet: &str) -> String {
         let alphabet = alphabet.as_bytes();
         (0..n)
             .map(|_| char::from(alphabet[self.below(alphabet.len())]))
