@@ -407,6 +407,10 @@ impl State {
 
     fn skip(&mut self, reason: SkipReason, path: Option<&str>) {
         *self.skipped.entry(reason).or_default() += 1;
+        // A name that is itself a token is skipped for it, and never shown.
+        let path = path.filter(|path| {
+            reason != SkipReason::LikelySecret || oy_secrets::find_secrets(path).is_empty()
+        });
         if let Some(path) = path {
             let examples = self.examples.entry(reason).or_default();
             examples.insert(path.to_owned());
