@@ -156,14 +156,20 @@ pub(crate) fn file_tokens(file: &CollectedFile, bytes_per_token: f64) -> u64 {
 
 pub(crate) fn tokens_for(bytes: impl TryInto<usize>, bytes_per_token: f64) -> u64 {
     let bytes = bytes.try_into().unwrap_or(usize::MAX);
-    let ratio = if bytes_per_token.is_finite() && bytes_per_token > 0.0 {
-        bytes_per_token
-    } else {
-        FALLBACK_BYTES_PER_TOKEN
-    };
+    let ratio = usable_ratio(bytes_per_token);
     // `as` saturates for floats, so a huge estimate stays huge rather than
     // wrapping; f64 is exact far beyond any file the collector keeps.
     (bytes as f64 / ratio).ceil() as u64
+}
+
+/// `bytes_per_token`, or [`FALLBACK_BYTES_PER_TOKEN`] when it is not a
+/// finite positive number.
+pub(crate) fn usable_ratio(bytes_per_token: f64) -> f64 {
+    if bytes_per_token.is_finite() && bytes_per_token > 0.0 {
+        bytes_per_token
+    } else {
+        FALLBACK_BYTES_PER_TOKEN
+    }
 }
 
 /// Plans the chunks for `collection`: every file that fits, packed, and

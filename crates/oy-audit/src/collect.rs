@@ -49,7 +49,7 @@ use self::large::is_data_or_docs;
 use self::places::{is_build_dir, is_vcs_path};
 use self::read::{Content, read};
 use self::secret_names::is_likely_secret;
-use crate::chunk::{PlanOptions, file_tokens, tokens_for};
+use crate::chunk::{PlanOptions, file_tokens, tokens_for, usable_ratio};
 use crate::error::AuditError;
 use crate::redact::{Redaction, redact};
 
@@ -167,13 +167,8 @@ impl ChunkFit {
     /// estimate counts at least one token per `bytes_per_token` bytes of
     /// text, so no file is read far past what could be sent.
     fn max_bytes(&self) -> u64 {
-        let ratio = if self.bytes_per_token.is_finite() && self.bytes_per_token > 0.0 {
-            self.bytes_per_token
-        } else {
-            1.0
-        };
         // `as` saturates: a huge budget stays huge.
-        (self.max_tokens as f64 * ratio).ceil() as u64
+        (self.max_tokens as f64 * usable_ratio(self.bytes_per_token)).ceil() as u64
     }
 }
 

@@ -165,6 +165,9 @@ Examples:
   oy audit --path src/server --format sarif --out audit.sarif
   oy audit --exclude 'tests/fixtures/' --exclude '*.sql'";
 
+/// `--max-chunks` when not given.
+pub(crate) const DEFAULT_MAX_CHUNKS: usize = 256;
+
 /// Flags of `oy audit`.
 #[derive(Debug, Args)]
 pub(crate) struct AuditArgs {
@@ -202,7 +205,7 @@ pub(crate) struct AuditArgs {
     #[arg(long = "max-file-bytes", value_name = "N")]
     pub(crate) max_file_bytes: Option<u64>,
     /// Most chunks (model calls) before the audit refuses.
-    #[arg(long = "max-chunks", value_name = "N", default_value_t = 256)]
+    #[arg(long = "max-chunks", value_name = "N", default_value_t = DEFAULT_MAX_CHUNKS)]
     pub(crate) max_chunks: usize,
     /// Chunk reviews in flight at once.
     #[arg(long, value_name = "N", default_value_t = 3)]

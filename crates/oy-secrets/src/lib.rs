@@ -29,6 +29,7 @@
 
 mod bip39;
 mod checks;
+mod entropy;
 mod mentions;
 mod names;
 mod placeholder;
@@ -38,6 +39,7 @@ mod shapes;
 mod userinfo;
 mod vendored;
 
+pub use entropy::shannon_entropy;
 pub use mentions::Mentions;
 pub use names::{SecretName, is_credential_name, secret_name};
 pub use placeholder::is_placeholder;

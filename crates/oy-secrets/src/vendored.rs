@@ -46,6 +46,7 @@ use std::sync::{LazyLock, OnceLock};
 use regex::{Captures, Regex, RegexBuilder};
 use serde::Deserialize;
 
+use crate::entropy::shannon_entropy;
 use crate::shape::{Scope, Shape};
 
 /// The rule file, as published.
@@ -330,22 +331,4 @@ fn line_around(haystack: &str, range: Range<usize>) -> &str {
         .and_then(|after| after.find('\n'))
         .map_or(haystack.len(), |at| range.start + at);
     haystack.get(start..end).unwrap_or_default()
-}
-
-/// Shannon entropy in bits per character, as gitleaks measures it.
-fn shannon_entropy(value: &str) -> f64 {
-    let mut counts = std::collections::HashMap::new();
-    let mut total = 0_u32;
-    for c in value.chars() {
-        *counts.entry(c).or_insert(0_u32) += 1;
-        total += 1;
-    }
-    let total = f64::from(total);
-    counts
-        .values()
-        .map(|&count| {
-            let p = f64::from(count) / total;
-            -p * p.log2()
-        })
-        .sum()
 }

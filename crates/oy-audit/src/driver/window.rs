@@ -76,24 +76,23 @@ impl ContextWindow {
                 source: WindowSource::Fallback,
             },
         };
-        match server {
+        let Some(server) = server else {
+            return estimate;
+        };
+        let tokens = server.applied_to(estimate.tokens);
+        if tokens != server.tokens {
             // An upper bound above the estimate changes nothing.
-            Some(server)
-                if server.applied_to(estimate.tokens) != estimate.tokens
-                    || server.tokens == estimate.tokens =>
-            {
-                Self {
-                    tokens: server.applied_to(estimate.tokens),
-                    source: WindowSource::Server {
-                        said: match server.bound() {
-                            WindowBound::AtLeast => format!("{}, a lower bound", server.source),
-                            WindowBound::AtMost => format!("{}, an upper bound", server.source),
-                            _ => server.source.to_string(),
-                        },
-                    },
-                }
-            }
-            _ => estimate,
+            return estimate;
+        }
+        Self {
+            tokens,
+            source: WindowSource::Server {
+                said: match server.bound() {
+                    WindowBound::AtLeast => format!("{}, a lower bound", server.source),
+                    WindowBound::AtMost => format!("{}, an upper bound", server.source),
+                    _ => server.source.to_string(),
+                },
+            },
         }
     }
 }

@@ -2,7 +2,7 @@
 //! length and entropy for keys, anything but code or a placeholder for
 //! passwords.
 
-use oy_secrets::is_placeholder;
+use oy_secrets::{is_placeholder, shannon_entropy};
 
 /// Bare letters-only values that are words of code or configuration, not
 /// passwords (`password: String,`, `secret: SecretStr`, `pass: true`).
@@ -205,22 +205,4 @@ fn is_code_reference_symbol(value: &str) -> bool {
     value.contains(['(', ')', '[', ']', '{', '}', '<', '>'])
         || value.contains("::")
         || value.starts_with(['&', '*', '@', ':', '$'])
-}
-
-/// Shannon entropy in bits per character.
-fn shannon_entropy(value: &str) -> f64 {
-    let mut counts = std::collections::HashMap::new();
-    let mut total = 0_u32;
-    for c in value.chars() {
-        *counts.entry(c).or_insert(0_u32) += 1;
-        total += 1;
-    }
-    let total = f64::from(total);
-    counts
-        .values()
-        .map(|&count| {
-            let p = f64::from(count) / total;
-            -p * p.log2()
-        })
-        .sum()
 }

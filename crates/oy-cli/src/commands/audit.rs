@@ -18,7 +18,7 @@ use oy_tools::{CancelToken, ChildKiller};
 use self::plan::{advice, print_plan};
 use self::progress::{Collecting, Reviewing};
 use crate::agent_setup::runtime;
-use crate::cli::{AuditArgs, AuditFormat};
+use crate::cli::{AuditArgs, AuditFormat, DEFAULT_MAX_CHUNKS};
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
 use crate::render::{terminal_line, terminal_safe};
@@ -101,7 +101,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
             ),
             (
                 "--max-chunks",
-                (args.max_chunks != 256).then(|| args.max_chunks.to_string()),
+                (args.max_chunks != DEFAULT_MAX_CHUNKS).then(|| args.max_chunks.to_string()),
             ),
         ];
         for (flag, value) in limits {

@@ -10,16 +10,14 @@
 )]
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use super::tree::Rng;
+use super::tree::{Rng, cached_tree};
 
 /// Bump when the generator changes, so a stale tree is not reused.
 const TREE_VERSION: u32 = 1;
-/// Written last, holding `FILES BYTES`: present once the tree is complete.
-const MARKER: &str = ".oy-bench-complete";
 /// Files, and bytes per file (about): ~24 MB of text.
 const FILES: usize = 2400;
 const FILE_BYTES: usize = 10_000;
@@ -49,21 +47,12 @@ const EXTENSIONS: &[&str] = &["rs", "py", "ts", "go", "yaml", "sh", "json", "tom
 /// The tree's root and its file and byte counts, generating it first when
 /// it is missing or incomplete.
 pub(super) fn ensure_secret_tree() -> Result<(PathBuf, u64, u64)> {
-    let root = std::env::temp_dir().join(format!("oy-bench-audit-secrets-v{TREE_VERSION}"));
-    let marker = root.join(MARKER);
-    if let Ok(text) = std::fs::read_to_string(&marker)
-        && let [files, bytes] = text.split_whitespace().collect::<Vec<_>>()[..]
-        && let (Ok(files), Ok(bytes)) = (files.parse(), bytes.parse())
-    {
-        return Ok((root, files, bytes));
-    }
-    if root.exists() {
-        std::fs::remove_dir_all(&root).with_context(|| format!("removing {}", root.display()))?;
-    }
-    eprintln!(
-        "xtask: generating the secret-dense audit tree in {}",
-        root.display()
-    );
+    let name = format!("oy-bench-audit-secrets-v{TREE_VERSION}");
+    cached_tree(&name, "the secret-dense audit tree", generate)
+}
+
+/// Writes the tree under `root`; returns its file and byte counts.
+fn generate(root: &Path) -> Result<(u64, u64)> {
     let mut rng = Rng(0x7365_6372_6574_7321);
     let (mut files, mut bytes) = (0_u64, 0_u64);
     std::fs::create_dir_all(root.join(".git"))?;
@@ -85,9 +74,7 @@ pub(super) fn ensure_secret_tree() -> Result<(PathBuf, u64, u64)> {
         files += 1;
         bytes += body.len() as u64;
     }
-    std::fs::write(&marker, format!("{files} {bytes}\n"))
-        .with_context(|| format!("writing {}", marker.display()))?;
-    Ok((root, files, bytes))
+    Ok((files, bytes))
 }
 
 /// About [`FILE_BYTES`] of code, one line in eight a credential.

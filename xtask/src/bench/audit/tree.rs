@@ -7,7 +7,7 @@
 )]
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -23,7 +23,28 @@ const FILES: usize = 24;
 /// The tree's root and its file and byte counts, generating it first when
 /// it is missing or incomplete.
 pub(super) fn ensure_tree() -> Result<(PathBuf, u64, u64)> {
-    let root = std::env::temp_dir().join(format!("oy-bench-audit-tree-v{TREE_VERSION}"));
+    let name = format!("oy-bench-audit-tree-v{TREE_VERSION}");
+    cached_tree(&name, "the audit benchmark tree", |root| {
+        let mut tree = Tree {
+            root: root.to_path_buf(),
+            rng: Rng(0x6f79_2d61_7564_6974),
+            files: 0,
+            bytes: 0,
+        };
+        tree.generate()?;
+        Ok((tree.files, tree.bytes))
+    })
+}
+
+/// The tree `name` under the temp dir and its file and byte counts: reused
+/// when its marker (written last) says it is complete, else made afresh by
+/// `generate`, which returns the counts.
+pub(super) fn cached_tree(
+    name: &str,
+    what: &str,
+    generate: impl FnOnce(&Path) -> Result<(u64, u64)>,
+) -> Result<(PathBuf, u64, u64)> {
+    let root = std::env::temp_dir().join(name);
     let marker = root.join(MARKER);
     if let Ok(text) = std::fs::read_to_string(&marker)
         && let [files, bytes] = text.split_whitespace().collect::<Vec<_>>()[..]
@@ -34,27 +55,17 @@ pub(super) fn ensure_tree() -> Result<(PathBuf, u64, u64)> {
     if root.exists() {
         std::fs::remove_dir_all(&root).with_context(|| format!("removing {}", root.display()))?;
     }
-    eprintln!(
-        "xtask: generating the audit benchmark tree in {}",
-        root.display()
-    );
-    let mut tree = Tree {
-        root: root.clone(),
-        rng: Rng(0x6f79_2d61_7564_6974),
-        files: 0,
-        bytes: 0,
-    };
+    eprintln!("xtask: generating {what} in {}", root.display());
     let started = std::time::Instant::now();
-    tree.generate()?;
+    let (files, bytes) = generate(&root)?;
     eprintln!(
-        "xtask: generated {} files ({:.1} MB) in {:.1} s",
-        tree.files,
-        tree.bytes as f64 / 1e6,
+        "xtask: generated {files} files ({:.1} MB) in {:.1} s",
+        bytes as f64 / 1e6,
         started.elapsed().as_secs_f64()
     );
-    std::fs::write(&marker, format!("{} {}\n", tree.files, tree.bytes))
+    std::fs::write(&marker, format!("{files} {bytes}\n"))
         .with_context(|| format!("writing {}", marker.display()))?;
-    Ok((root, tree.files, tree.bytes))
+    Ok((root, files, bytes))
 }
 
 /// A tiny deterministic PRNG (splitmix64): same seed, same tree.
