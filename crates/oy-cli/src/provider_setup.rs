@@ -81,7 +81,9 @@ mod tests {
         );
         assert_eq!(
             text(ConnectError::NoModel {
-                provider: "gw".to_owned()
+                provider: "gw".to_owned(),
+                listed: 0,
+                suggestions: Vec::new(),
             }),
             "no model chosen for provider `gw`: pass --model ID or set OY_MODEL\n\
              hint: `oy model` lists the provider's models; `oy model --set ID` saves one as the default"

@@ -25,7 +25,7 @@ pub use build::{AwsConfig, AwsSettings, build_provider};
 pub use choice::{Backend, BedrockChoice, Choice, choose_provider};
 pub use env::ProviderEnv;
 pub use error::ConnectError;
-pub use model_choice::{ModelChoice, choose_model};
+pub use model_choice::{DEFAULT_BEDROCK_MODEL, DEFAULT_OPENAI_MODEL, ModelChoice, choose_model};
 pub use table::{ProviderKind, ProviderTable, WireApi};
 
 use crate::{ProbeTargets, Provider};

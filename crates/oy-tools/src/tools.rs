@@ -23,7 +23,7 @@ mod write_stdin;
 pub use ask::AskTool;
 pub use bash::BashTool;
 pub use exec::ExecTool;
-pub(crate) use exec::quote;
+pub use exec::quote;
 pub use exec_command::ExecCommandTool;
 pub use list::ListTool;
 pub use move_path::MoveTool;

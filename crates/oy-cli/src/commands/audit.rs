@@ -86,7 +86,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         if config.root_named {
             line.push_str(&format!(
                 " --root {}",
-                shell_word(&config.root.to_string_lossy())
+                oy_tools::tools::quote(&config.root.to_string_lossy())
             ));
         }
         let limits = [
@@ -106,7 +106,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
         ];
         for (flag, value) in limits {
             if let Some(value) = value {
-                line.push_str(&format!(" {flag} {}", shell_word(&value)));
+                line.push_str(&format!(" {flag} {}", oy_tools::tools::quote(&value)));
             }
         }
         line
@@ -222,13 +222,13 @@ fn flagged(error: AuditError) -> anyhow::Error {
 fn command_line(args: &AuditArgs, inclusions: &[Inclusion], excludes: &[String]) -> String {
     let mut parts = vec!["oy audit".to_owned()];
     if !args.focus.is_empty() {
-        parts.push(shell_word(&args.focus.join(" ")));
+        parts.push(oy_tools::tools::quote(&args.focus.join(" ")));
     }
     if let Some(path) = &args.path {
-        parts.push(format!("--path {}", shell_word(path)));
+        parts.push(format!("--path {}", oy_tools::tools::quote(path)));
     }
     for pattern in args.exclude.iter().chain(excludes) {
-        parts.push(format!("--exclude {}", shell_word(pattern)));
+        parts.push(format!("--exclude {}", oy_tools::tools::quote(pattern)));
     }
     parts.extend(
         inclusions
@@ -236,19 +236,6 @@ fn command_line(args: &AuditArgs, inclusions: &[Inclusion], excludes: &[String])
             .map(|&inclusion| flag(inclusion).to_owned()),
     );
     parts.join(" ")
-}
-
-/// `word` as a shell reads it back: bare when plain, else single-quoted.
-fn shell_word(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"_./-:=@%+,".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// `path` with links resolved, as the workspace's root is: a home reached

@@ -1,7 +1,9 @@
 //! `oy model`: list the provider's models (the default marked `*`), and
-//! `--set ID` to save the default model in the global config file.
+//! `--set ID` to save the default model in the global config file. On a
+//! terminal the list is numbered and a number (or an id) typed at the
+//! prompt is saved the same way.
 
-use std::io::Write as _;
+use std::io::{BufRead as _, IsTerminal as _, Write as _};
 use std::path::Path;
 use std::time::Duration;
 
@@ -31,7 +33,15 @@ pub(crate) fn run(config: &Config, args: &ModelArgs) -> Result<Exit> {
         Some(id) => set(config, id, result.and_then(|(listed, _)| listed)),
         None => {
             let (listed, current) = result?;
-            show(args, listed?, current.as_deref())
+            let listed = listed?;
+            // A pick list only where a person sees it and can answer.
+            let pick =
+                !args.json && config.settings.policy.interactive && std::io::stdout().is_terminal();
+            let shown = show(args, listed, current.as_deref(), pick)?;
+            if pick && !shown.is_empty() {
+                return pick_default(config, &shown, current.as_deref());
+            }
+            Ok(Exit::Ok)
         }
     }
 }
@@ -82,7 +92,14 @@ async fn list(config: &Config) -> Result<(Result<Vec<ModelInfo>>, Option<String>
     Ok((listed, current))
 }
 
-fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Result<Exit> {
+/// Prints the models that pass the filter (numbered when `numbered`) and
+/// returns them.
+fn show(
+    args: &ModelArgs,
+    models: Vec<ModelInfo>,
+    current: Option<&str>,
+    numbered: bool,
+) -> Result<Vec<ModelInfo>> {
     let filter = args.filter.as_deref().unwrap_or("").to_lowercase();
     let models: Vec<ModelInfo> = models
         .into_iter()
@@ -102,14 +119,14 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
             })
             .collect();
         writeln!(stdout, "{}", json_text(&items, true)?)?;
-        return Ok(Exit::Ok);
+        return Ok(Vec::new());
     }
     if models.is_empty() {
         note(&match &args.filter {
             Some(filter) => format!("no model id contains `{filter}`"),
             None => "the provider lists no models".to_owned(),
         });
-        return Ok(Exit::Ok);
+        return Ok(models);
     }
     // Model ids come from the server: one line each, nothing a terminal acts on.
     let ids: Vec<String> = models
@@ -117,21 +134,72 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
         .map(|model| terminal_line(&model.id))
         .collect();
     let width = ids.iter().map(|id| id.chars().count()).max().unwrap_or(0);
-    for (model, id) in models.iter().zip(&ids) {
+    let digits = models.len().to_string().len();
+    for (index, (model, id)) in models.iter().zip(&ids).enumerate() {
         let mark = if Some(model.id.as_str()) == current {
             '*'
         } else {
             ' '
         };
+        let number = if numbered {
+            format!("{:>digits$} ", index + 1)
+        } else {
+            String::new()
+        };
         match model.context_window {
-            Some(window) => writeln!(stdout, "{mark} {id:<width$}  {window} tokens")?,
-            None => writeln!(stdout, "{mark} {id}")?,
+            Some(window) => writeln!(stdout, "{number}{mark} {id:<width$}  {window} tokens")?,
+            None => writeln!(stdout, "{number}{mark} {id}")?,
         }
     }
-    if current.is_none() {
+    if current.is_none() && !numbered {
         note("no default model yet: `oy model --set ID` saves one");
     }
-    Ok(Exit::Ok)
+    Ok(models)
+}
+
+/// Asks for a number or an id from `models` and saves it as the default;
+/// an empty answer (or end of input) keeps the current one.
+fn pick_default(config: &Config, models: &[ModelInfo], current: Option<&str>) -> Result<Exit> {
+    let keep = current.map_or_else(
+        || "Enter saves nothing".to_owned(),
+        |id| format!("Enter keeps {}", terminal_line(id)),
+    );
+    let mut stderr = std::io::stderr().lock();
+    write!(stderr, "default model: number or id ({keep}): ")?;
+    stderr.flush()?;
+    drop(stderr);
+    let mut answer = String::new();
+    std::io::stdin()
+        .lock()
+        .read_line(&mut answer)
+        .context("cannot read the answer")?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Ok(Exit::Ok);
+    }
+    match picked(models, answer) {
+        Some(id) => set(config, id, Ok(models.to_vec())),
+        None => Err(UsageError::new(format!(
+            "`{}` is neither a number from 1 to {} nor a listed model id",
+            terminal_line(answer),
+            models.len()
+        ))
+        .into()),
+    }
+}
+
+/// The model `answer` names: a 1-based number in the list or an exact id.
+fn picked<'a>(models: &'a [ModelInfo], answer: &str) -> Option<&'a str> {
+    if let Ok(number) = answer.parse::<usize>() {
+        return number
+            .checked_sub(1)
+            .and_then(|index| models.get(index))
+            .map(|model| model.id.as_str());
+    }
+    models
+        .iter()
+        .find(|model| model.id == answer)
+        .map(|model| model.id.as_str())
 }
 
 fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit> {
@@ -194,4 +262,28 @@ fn save_model(dir: &Path, id: &str) -> Result<std::path::PathBuf> {
 #[expect(clippy::print_stderr, reason = "diagnostics go to stderr")]
 fn note(message: &str) {
     eprintln!("oy: {}", terminal_safe(message));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn model(id: &str) -> ModelInfo {
+        ModelInfo {
+            id: id.to_owned(),
+            owned_by: None,
+            context_window: None,
+        }
+    }
+
+    #[test]
+    fn a_pick_is_a_listed_number_or_an_exact_id() {
+        let models = [model("alpha"), model("beta"), model("7")];
+        assert_eq!(picked(&models, "1"), Some("alpha"));
+        assert_eq!(picked(&models, "3"), Some("7"));
+        assert_eq!(picked(&models, "beta"), Some("beta"));
+        assert_eq!(picked(&models, "0"), None);
+        assert_eq!(picked(&models, "4"), None);
+        assert_eq!(picked(&models, "bet"), None);
+    }
 }

@@ -986,5 +986,7 @@ fn a_server_named_by_openai_base_url_that_lists_one_model_supplies_it() {
     cmd.args(["run", "hello"]);
     let output = crate::support::output_with_stdin(&mut cmd, None);
     assert_eq!(output.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&output.stderr).contains("oy model --set ID"));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("oy model --set ID"), "{stderr}");
+    assert!(stderr.contains("it lists 2 models (a, b)"), "{stderr}");
 }

@@ -46,15 +46,35 @@ pub enum ConnectError {
         name: String,
     },
     /// No model was configured and the provider's list settles none.
-    #[error("no model chosen for provider `{provider}`")]
+    #[error("no model chosen for provider `{provider}`{}", listing(*listed, suggestions))]
     NoModel {
         /// The provider's name.
         provider: String,
+        /// How many models the provider lists (0: no listing could be had).
+        listed: usize,
+        /// The first listed ids, to pick from.
+        suggestions: Vec<String>,
     },
     /// The backend refused its settings (a bad URL, a key over plain
     /// HTTP…).
     #[error(transparent)]
     Provider(#[from] ProviderError),
+}
+
+/// `: it lists 12 models (a, b, c, …)`, or nothing without a listing.
+fn listing(listed: usize, suggestions: &[String]) -> String {
+    if listed == 0 {
+        return String::new();
+    }
+    let more = if listed > suggestions.len() {
+        ", …"
+    } else {
+        ""
+    };
+    format!(
+        ": it lists {listed} models ({}{more})",
+        suggestions.join(", ")
+    )
 }
 
 impl ConnectError {

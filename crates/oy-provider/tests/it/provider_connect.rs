@@ -293,8 +293,56 @@ async fn a_server_that_lists_one_model_supplies_it_and_two_settle_nothing() {
     let error = choose_model(&settings, &choice, provider.as_ref(), Some(&two))
         .await
         .unwrap_err();
-    assert_eq!(error.to_string(), "no model chosen for provider `openai`");
+    assert_eq!(
+        error.to_string(),
+        "no model chosen for provider `openai`: it lists 2 models (a, b)"
+    );
     assert!(error.hints().is_empty());
+}
+
+#[tokio::test]
+async fn openai_itself_gets_the_documented_default_unless_its_list_lacks_it() {
+    let mut settings = settings();
+    settings.env.openai_api_key = Some(oy_provider::Secret::new("sk-test"));
+    let choice = chosen(&settings).await;
+    let (provider, _) = build_provider(&settings, &choice, no_aws).await.unwrap();
+    // No request leaves the machine: every call passes its listing.
+    let listed = [info("o3"), info(oy_provider::DEFAULT_OPENAI_MODEL)];
+    let model = choose_model(&settings, &choice, provider.as_ref(), Some(&listed))
+        .await
+        .unwrap();
+    assert_eq!(
+        (model.id.as_str(), model.why.as_str()),
+        ("gpt-4.1", "oy's default for OpenAI")
+    );
+    let unknown = choose_model(&settings, &choice, provider.as_ref(), Some(&[]))
+        .await
+        .unwrap();
+    assert_eq!(unknown.id, "gpt-4.1", "no listing: the default is tried");
+    let elsewhere = [info("a"), info("b"), info("c")];
+    let error = choose_model(&settings, &choice, provider.as_ref(), Some(&elsewhere))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no model chosen for provider `openai`: it lists 3 models (a, b, c)"
+    );
+}
+
+#[tokio::test]
+async fn a_compatible_server_with_many_models_has_no_default() {
+    let mut settings = settings();
+    settings.env.openai_base_url = Some("http://127.0.0.1:9/v1".to_owned());
+    let choice = chosen(&settings).await;
+    let (provider, _) = build_provider(&settings, &choice, no_aws).await.unwrap();
+    let many: Vec<_> = (0..12).map(|n| info(&format!("m{n}"))).collect();
+    let error = choose_model(&settings, &choice, provider.as_ref(), Some(&many))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "no model chosen for provider `openai`: it lists 12 models (m0, m1, m2, m3, m4, m5, m6, m7, …)"
+    );
 }
 
 #[tokio::test]

@@ -246,7 +246,7 @@ fn command_line(args: &ExecArgs) -> String {
 
 /// POSIX single-quoting, only where a shell would otherwise read the word
 /// differently.
-pub(crate) fn quote(word: &str) -> String {
+pub fn quote(word: &str) -> String {
     let plain = !word.is_empty()
         && word
             .chars()
