@@ -10,13 +10,15 @@
 //! after chunk writes what a single pass writes. A top-level fenced code
 //! block is shown line by line as its lines complete.
 //!
-//! One difference remains: a link reference definition (`[x]: url`)
-//! applies only to links in its own chunk and after it, where a whole
-//! parse also resolves links before it.
+//! Link reference definitions (`[x]: url`) are carried from chunk to
+//! chunk. One difference remains: a definition applies only to links
+//! after it, where a whole parse also resolves links before it (model
+//! answers hardly ever put definitions last).
 
+use std::collections::HashMap;
 use std::ops::Range;
 
-use pulldown_cmark::{CodeBlockKind, Event, Parser, Tag};
+use pulldown_cmark::{BrokenLink, CodeBlockKind, CowStr, Event, Parser, Tag};
 
 use super::render::Renderer;
 use super::{MarkdownOptions, normalize_newlines, parser_options};
@@ -39,6 +41,9 @@ pub struct MarkdownStream {
     fence: Option<Fence>,
     /// The last delta ended in `\r`: it may be the first half of `\r\n`.
     held_cr: bool,
+    /// Link reference definitions of the chunks rendered so far, by
+    /// normalized label: destination and title.
+    defs: HashMap<String, (String, String)>,
 }
 
 /// An open fenced code block: its fence character, length and indent.
@@ -60,6 +65,7 @@ impl MarkdownStream {
             prev_blank: false,
             fence: None,
             held_cr: false,
+            defs: HashMap::new(),
         }
     }
 
@@ -88,12 +94,15 @@ impl MarkdownStream {
         self.advance();
         let rest = &self.buf[self.base..];
         if let Some(fence) = self.fence.take() {
-            if !rest.is_empty() && !fence.closes(rest) {
+            // A last line of only blanks, unterminated, is no code line
+            // to the parser either.
+            let blank = rest.trim_matches([' ', '\t']).is_empty();
+            if !blank && !fence.closes(rest) {
                 self.renderer.code_text(&fence.strip(rest));
             }
             self.renderer.code_end();
         } else {
-            render_into(&mut self.renderer, rest);
+            render_into(&mut self.renderer, &mut self.defs, rest);
         }
         self.buf.clear();
         self.base = 0;
@@ -176,7 +185,7 @@ impl MarkdownStream {
     }
 
     fn render_to(&mut self, to: usize) {
-        render_into(&mut self.renderer, &self.buf[self.base..to]);
+        render_into(&mut self.renderer, &mut self.defs, &self.buf[self.base..to]);
         self.move_base(to);
     }
 
@@ -214,10 +223,39 @@ impl MarkdownStream {
     }
 }
 
-fn render_into(renderer: &mut Renderer, text: &str) {
-    for event in Parser::new_ext(text, parser_options()) {
-        renderer.event(event);
+/// Renders one chunk, resolving its links with the definitions of the
+/// chunks before it, and adds its own definitions to them (the first
+/// definition of a label wins, as in a whole parse).
+fn render_into(renderer: &mut Renderer, defs: &mut HashMap<String, (String, String)>, text: &str) {
+    let mut found = Vec::new();
+    {
+        let mut resolve = |link: BrokenLink<'_>| {
+            defs.get(&normalize_label(&link.reference))
+                .map(|(dest, title)| (CowStr::from(dest.clone()), CowStr::from(title.clone())))
+        };
+        let parser =
+            Parser::new_with_broken_link_callback(text, parser_options(), Some(&mut resolve));
+        for (label, def) in parser.reference_definitions().iter() {
+            let title = def.title.as_deref().unwrap_or("").to_owned();
+            found.push((normalize_label(label), (def.dest.to_string(), title)));
+        }
+        for event in parser {
+            renderer.event(event);
+        }
     }
+    for (label, def) in found {
+        defs.entry(label).or_insert(def);
+    }
+}
+
+/// A reference label as definitions match it: case-folded, inner
+/// whitespace collapsed.
+fn normalize_label(label: &str) -> String {
+    label
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+        .to_lowercase()
 }
 
 #[derive(Debug, PartialEq, Eq)]

@@ -180,3 +180,14 @@ fn unclosed_fence_runs_to_the_end() {
     assert_eq!(streamed(text, 2).1, plain(text));
     assert_eq!(plain(text), "  sh\n    echo hi\n    ls\n");
 }
+
+#[test]
+fn stream_carries_link_definitions_to_later_chunks() {
+    let text = "[docs]: https://d.example\n\nsee [the docs][docs] and [Docs]\n";
+    let whole = streamed(text, 3).1;
+    assert_eq!(whole, plain(text));
+    assert_eq!(
+        whole,
+        "see the docs (https://d.example) and\nDocs (https://d.example)\n"
+    );
+}
