@@ -44,6 +44,24 @@ pub struct MarkdownStream {
     /// Link reference definitions of the chunks rendered so far, by
     /// normalized label: destination and title.
     defs: HashMap<String, (String, String)>,
+    /// The kind of list the last check found open at the end of the text:
+    /// an item of that kind, or an indented line, continues it, so no
+    /// parse is spent on it.
+    open_list: Option<ListKind>,
+    /// After a failed check over a long text, the next checks wait until
+    /// the text reaches this offset, keeping the cost linear in pathological
+    /// blocks (a huge HTML block with blank lines).
+    skip_until: usize,
+}
+
+/// What an unchecked text may grow to before failed checks back off.
+const BACKOFF_FROM: usize = 4 * 1024;
+
+/// A list item's marker kind: the same kind continues a list.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ListKind {
+    Bullet(u8),
+    Ordered(u8),
 }
 
 /// An open fenced code block: its fence character, length and indent.
@@ -66,6 +84,8 @@ impl MarkdownStream {
             fence: None,
             held_cr: false,
             defs: HashMap::new(),
+            open_list: None,
+            skip_until: 0,
         }
     }
 
@@ -120,6 +140,7 @@ impl MarkdownStream {
         } {}
         self.buf.drain(..self.base);
         self.scanned -= self.base;
+        self.skip_until = self.skip_until.saturating_sub(self.base);
         self.base = 0;
     }
 
@@ -153,30 +174,32 @@ impl MarkdownStream {
             let end = start + nl + 1;
             let line = &self.buf[start..end - 1];
             let blank = line.trim_matches([' ', '\t']).is_empty();
-            if let Some((fence, info)) = Fence::open(line) {
-                if start == self.base {
-                    let info = unescape(info);
-                    self.renderer.code_start(&info);
-                    self.fence = Some(fence);
-                    self.move_base(end);
-                    return true;
-                }
-                if self.verify(start, end, true) {
+            let fence = Fence::open(line).map(|(fence, info)| (fence, unescape(info)));
+            if let Some((fence, info)) = &fence
+                && start == self.base
+            {
+                self.renderer.code_start(info);
+                self.fence = Some(*fence);
+                self.move_base(end);
+                return true;
+            }
+            let indented = line.starts_with([' ', '\t']);
+            let continues_list = self.open_list.is_some() && self.open_list == list_kind(line);
+            let leaf = !blank && is_leaf_line(line);
+            // Skipping a check only delays output: the next cut that
+            // passes its check renders everything before it.
+            let in_list = self.open_list.is_some() && indented;
+            if !in_list && end >= self.skip_until {
+                let after_blank =
+                    self.prev_blank && !blank && start > self.base && !indented && !continues_list;
+                if (fence.is_some() || after_blank) && self.verify(start, end, fence.is_some()) {
                     self.render_to(start);
                     return true;
                 }
-            } else if self.prev_blank
-                && !blank
-                && start > self.base
-                && !line.starts_with([' ', '\t'])
-                && self.verify(start, end, false)
-            {
-                self.render_to(start);
-                return true;
-            }
-            if !blank && is_leaf_line(line) && self.ends_with_leaf(start, end) {
-                self.render_to(end);
-                return true;
+                if leaf && self.ends_with_leaf(start, end) {
+                    self.render_to(end);
+                    return true;
+                }
             }
             self.prev_blank = blank;
             self.scanned = end;
@@ -193,39 +216,59 @@ impl MarkdownStream {
         self.base = to;
         self.scanned = to;
         self.prev_blank = false;
+        self.skip_until = 0;
     }
 
     /// Whether a top-level block starts at `start` when the text runs to
     /// `end` (the end of that block's first line): no top-level block
     /// spans `start`, and with `fenced`, the block there is a fenced code
     /// block.
-    fn verify(&self, start: usize, end: usize, fenced: bool) -> bool {
+    fn verify(&mut self, start: usize, end: usize, fenced: bool) -> bool {
         let cut = start - self.base;
-        let mut found_fence = false;
-        for (block, range) in top_level(&self.buf[self.base..end]) {
-            if range.start < cut && range.end > cut {
-                return false;
-            }
-            if range.start >= cut && block == TopLevel::Fenced {
-                found_fence = true;
-            }
-        }
-        !fenced || found_fence
+        let blocks = self.top_level(end);
+        let spanned = blocks
+            .iter()
+            .any(|(_, range)| range.start < cut && range.end > cut);
+        let fence_found = blocks
+            .iter()
+            .any(|(block, range)| range.start >= cut && *block == TopLevel::Fenced);
+        let ok = !spanned && (!fenced || fence_found);
+        self.back_off_unless(ok, end);
+        ok
     }
 
     /// Whether the text up to `end` ends with a top-level heading or rule
     /// on the line starting at `start`: nothing after can change it.
-    fn ends_with_leaf(&self, start: usize, end: usize) -> bool {
+    fn ends_with_leaf(&mut self, start: usize, end: usize) -> bool {
         let cut = start - self.base;
-        top_level(&self.buf[self.base..end])
+        let ok = self
+            .top_level(end)
             .last()
-            .is_some_and(|(block, range)| block == &TopLevel::Leaf && range.end > cut)
+            .is_some_and(|(block, range)| *block == TopLevel::Leaf && range.end > cut);
+        self.back_off_unless(ok, end);
+        ok
+    }
+
+    fn back_off_unless(&mut self, ok: bool, end: usize) {
+        let len = end - self.base;
+        if !ok && len > BACKOFF_FROM {
+            self.skip_until = end + len;
+        }
+    }
+
+    /// The top-level blocks of the text from `base` to `end`; notes
+    /// whether the last is a list, and of which kind.
+    fn top_level(&mut self, end: usize) -> Vec<(TopLevel, Range<usize>)> {
+        let text = &self.buf[self.base..end];
+        let blocks = top_level(text);
+        self.open_list = blocks.last().and_then(|(block, range)| match block {
+            TopLevel::List => list_kind(&text[range.start..]),
+            _ => None,
+        });
+        blocks
     }
 }
 
-/// Renders one chunk, resolving its links with the definitions of the
-/// chunks before it, and adds its own definitions to them (the first
-/// definition of a label wins, as in a whole parse).
 fn render_into(renderer: &mut Renderer, defs: &mut HashMap<String, (String, String)>, text: &str) {
     let mut found = Vec::new();
     {
@@ -263,6 +306,7 @@ enum TopLevel {
     Fenced,
     /// A heading or a thematic break.
     Leaf,
+    List,
     Other,
 }
 
@@ -277,6 +321,7 @@ fn top_level(text: &str) -> Vec<(TopLevel, Range<usize>)> {
                     let kind = match tag {
                         Tag::CodeBlock(CodeBlockKind::Fenced(_)) => TopLevel::Fenced,
                         Tag::Heading { .. } => TopLevel::Leaf,
+                        Tag::List(_) => TopLevel::List,
                         _ => TopLevel::Other,
                     };
                     blocks.push((kind, range));
@@ -290,6 +335,28 @@ fn top_level(text: &str) -> Vec<(TopLevel, Range<usize>)> {
         }
     }
     blocks
+}
+
+/// The kind of list item a line starts, if it starts one: up to three
+/// spaces, then `-`, `*`, `+` or up to nine digits and `.` or `)`, then a
+/// space, a tab or the line end.
+fn list_kind(line: &str) -> Option<ListKind> {
+    let line = line.lines().next().unwrap_or("");
+    let rest = line.trim_start_matches(' ');
+    if line.len() - rest.len() > 3 {
+        return None;
+    }
+    let b = rest.as_bytes();
+    let digits = b.iter().take_while(|c| c.is_ascii_digit()).count();
+    let (kind, len) = match b.first()? {
+        c @ (b'-' | b'*' | b'+') => (ListKind::Bullet(*c), 1),
+        _ if (1..=9).contains(&digits) => match b.get(digits)? {
+            c @ (b'.' | b')') => (ListKind::Ordered(*c), digits + 1),
+            _ => return None,
+        },
+        _ => return None,
+    };
+    matches!(b.get(len), None | Some(b' ' | b'\t')).then_some(kind)
 }
 
 /// Whether a line may be an ATX heading, a thematic break or a setext

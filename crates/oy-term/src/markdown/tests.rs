@@ -191,3 +191,25 @@ fn stream_carries_link_definitions_to_later_chunks() {
         "see the docs (https://d.example) and\nDocs (https://d.example)\n"
     );
 }
+
+#[test]
+fn long_blocks_that_fail_checks_still_render_the_same() {
+    // A `<pre>` block runs over blank lines to `</pre>`: every blank line
+    // is a candidate cut that fails, past the back-off threshold.
+    let mut text = String::from("<pre>\n");
+    for n in 0..800 {
+        text.push_str(&format!("line {n}\n\n"));
+    }
+    text.push_str("</pre>\n\nafter\n\n- a\n\n- b\n\n      ```\n  x\n\n");
+    // Checks back off until the text doubles, then output resumes.
+    for n in 0..800 {
+        text.push_str(&format!("para {n}\n\n"));
+    }
+    let (pieces, whole) = streamed(&text, 7);
+    assert_eq!(whole, plain(&text));
+    let before_finish = &pieces[..pieces.len() - 1];
+    assert!(
+        before_finish.iter().any(|p| p.contains("after")),
+        "shown before the end"
+    );
+}
