@@ -149,7 +149,12 @@ impl Renderer {
             Event::HardBreak => self.inline_target().hard_break(),
             Event::Rule => {
                 self.block_start();
-                let rule = "─".repeat(self.available().min(80));
+                let len = if self.width == 0 {
+                    40
+                } else {
+                    self.available().min(80)
+                };
+                let rule = "─".repeat(len);
                 let rule = Style::dim().paint(&rule, self.color);
                 self.line(&rule);
                 self.pending_blank = true;
@@ -193,7 +198,7 @@ impl Renderer {
                 let marker = match self.lists.last_mut() {
                     Some(Some(n)) => {
                         let marker = format!("{n}. ");
-                        *n += 1;
+                        *n = n.saturating_add(1);
                         marker
                     }
                     _ => format!("{} ", ["•", "◦", "▪"][depth % 3]),
