@@ -45,10 +45,12 @@ fn resume(spec: &Spec, mode: &mut Mode, line: &str, from: usize, out: &mut Paint
             (end, Class::Comment)
         }
         Mode::Str { delim } => {
-            let close = spec
-                .strings
-                .get(usize::from(delim))
-                .and_then(|d| string_end(line, from, d.close, d.escapes));
+            // A state from another language's table: start afresh.
+            let Some(d) = spec.strings.get(usize::from(delim)) else {
+                *mode = Mode::Normal;
+                return from;
+            };
+            let close = string_end(line, from, d.close, d.escapes);
             if close.is_some() {
                 *mode = Mode::Normal;
             }

@@ -222,3 +222,12 @@ fn hostile_characters_never_pass_through() {
     assert_eq!(line.matches('\u{1b}').count(), 6, "{line:?}");
     assert!(line.contains('\u{fffd}'));
 }
+
+#[test]
+fn a_state_left_by_another_language_does_not_stick() {
+    let mut state = HighlightState::default();
+    highlight_line(Lang::Python, &mut state, "'''open", true);
+    assert_eq!(state.mode, Mode::Str { delim: 1 });
+    assert_eq!(highlight_line(Lang::Rust, &mut state, "x", true), "x");
+    assert_eq!(state.mode, Mode::Normal);
+}
