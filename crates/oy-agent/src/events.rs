@@ -5,7 +5,10 @@
 use serde::Serialize;
 
 use oy_tools::ToolEvent;
-pub use oy_tools::{ApprovalEvent, ApprovalStage, ToolCallFinished, ToolCallStarted};
+pub use oy_tools::{
+    ApprovalEvent, ApprovalStage, CallStatus, OutputStream, ToolCallFinished, ToolCallStarted,
+    ToolOutputDelta,
+};
 
 /// Token counts for a turn, summed over its requests.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
@@ -90,6 +93,8 @@ pub enum AgentEvent {
     ToolCallStarted(ToolCallStarted),
     /// An approval was asked, given or denied.
     Approval(ApprovalEvent),
+    /// A running command printed output (coalesced at the source).
+    ToolOutput(ToolOutputDelta),
     /// A tool call ended.
     ToolCallFinished(ToolCallFinished),
     /// The transcript was compacted.
@@ -145,6 +150,7 @@ impl From<ToolEvent> for AgentEvent {
         match event {
             ToolEvent::ToolCallStarted(started) => Self::ToolCallStarted(started),
             ToolEvent::Approval(approval) => Self::Approval(approval),
+            ToolEvent::ToolOutput(delta) => Self::ToolOutput(delta),
             ToolEvent::ToolCallFinished(finished) => Self::ToolCallFinished(finished),
         }
     }

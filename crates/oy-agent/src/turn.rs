@@ -474,6 +474,9 @@ impl Agent {
                 output_bytes: output.text.len(),
                 truncated: false,
                 output: output.text.clone(),
+                status: oy_tools::CallStatus::Failed,
+                exit_code: None,
+                diff: None,
             }));
             output
         })
