@@ -10,7 +10,7 @@ pub use oy_tools::{
     ToolOutputDelta,
 };
 
-/// Token counts for a turn, summed over its requests.
+/// Token counts of a request, or of a turn (summed over its requests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct TokenUsage {
     /// Prompt tokens (as reported; estimated when the server reports none).
@@ -83,6 +83,23 @@ pub enum AgentEvent {
         turn: u64,
         /// The prompt.
         prompt: String,
+    },
+    /// A model request is about to be sent (a frontend shows that it
+    /// waits for the model).
+    RequestStarted {
+        /// Counts from 1 within the turn (a request sent again after a cut
+        /// stream counts again, as in `turn_finished`'s `requests`).
+        request: u32,
+    },
+    /// A model request's answer was fully received. A request that
+    /// failed, was cut or was cancelled has none: the `retry`, `error` or
+    /// `turn_finished` that follows says how it ended.
+    RequestFinished {
+        /// The request, as in `request_started`.
+        request: u32,
+        /// Tokens of this request alone (estimated when the server
+        /// reported none).
+        usage: TokenUsage,
     },
     /// Streamed answer text.
     TextDelta {
