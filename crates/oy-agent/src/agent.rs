@@ -16,7 +16,7 @@ use crate::events::{AgentEvent, AgentEventSink, NoAgentEvents, TokenUsage};
 use crate::instructions::read_agents_md;
 use crate::session::{SavedSession, SessionHeader, SessionStore, new_session_id};
 use crate::transcript::{Entry, Transcript};
-use crate::window::WindowProbe;
+use crate::window::{WindowOrigin, WindowProbe};
 
 /// Limits and knobs of the loop (the defaults are in docs/architecture.md).
 #[derive(Debug, Clone)]
@@ -200,11 +200,7 @@ impl AgentBuilder {
                 false,
             ),
         };
-        let window = self
-            .options
-            .context_window
-            .or_else(|| known_window(&self.model))
-            .unwrap_or(FALLBACK_WINDOW);
+        let (window, window_origin) = initial_window(self.options.context_window, &self.model);
         let agents_md = if self.options.read_agents_md {
             read_agents_md(&workspace)
         } else {
@@ -231,6 +227,7 @@ impl AgentBuilder {
             usage_total: TokenUsage::default(),
             compacted_weight: None,
             window_probe,
+            window_origin,
         };
         agent.emit(&AgentEvent::SessionStarted {
             session_id: agent.header.id.clone(),
@@ -278,6 +275,17 @@ pub struct Agent {
     pub(crate) compacted_weight: Option<usize>,
     /// The model server's own word on its window, asked in the background.
     pub(crate) window_probe: WindowProbe,
+    /// Where the budget's window came from.
+    pub(crate) window_origin: WindowOrigin,
+}
+
+/// The window before the server is asked, and where it came from.
+fn initial_window(configured: Option<u64>, model: &str) -> (u64, WindowOrigin) {
+    match (configured, known_window(model)) {
+        (Some(window), _) => (window, WindowOrigin::Configured),
+        (None, Some(window)) => (window, WindowOrigin::ModelTable),
+        (None, None) => (FALLBACK_WINDOW, WindowOrigin::Default),
+    }
 }
 
 impl std::fmt::Debug for Agent {
@@ -306,8 +314,9 @@ impl Agent {
     pub fn set_model(&mut self, model: impl Into<String>) {
         self.model = model.into();
         if self.options.context_window.is_none() {
-            let window = known_window(&self.model).unwrap_or(FALLBACK_WINDOW);
+            let (window, origin) = initial_window(None, &self.model);
             self.budget = ContextBudget::new(window, self.options.compact_at);
+            self.window_origin = origin;
             self.window_probe = WindowProbe::NotAsked;
         }
     }

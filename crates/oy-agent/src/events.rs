@@ -5,9 +5,12 @@
 use serde::Serialize;
 
 use oy_tools::ToolEvent;
-pub use oy_tools::{ApprovalEvent, ApprovalStage, ToolCallFinished, ToolCallStarted};
+pub use oy_tools::{
+    ApprovalEvent, ApprovalStage, CallStatus, OutputStream, ToolCallFinished, ToolCallStarted,
+    ToolOutputDelta,
+};
 
-/// Token counts for a turn, summed over its requests.
+/// Token counts of a request, or of a turn (summed over its requests).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct TokenUsage {
     /// Prompt tokens (as reported; estimated when the server reports none).
@@ -81,6 +84,23 @@ pub enum AgentEvent {
         /// The prompt.
         prompt: String,
     },
+    /// A model request is about to be sent (a frontend shows that it
+    /// waits for the model).
+    RequestStarted {
+        /// Counts from 1 within the turn (a request sent again after a cut
+        /// stream counts again, as in `turn_finished`'s `requests`).
+        request: u32,
+    },
+    /// A model request's answer was fully received. A request that
+    /// failed, was cut or was cancelled has none: the `retry`, `error` or
+    /// `turn_finished` that follows says how it ended.
+    RequestFinished {
+        /// The request, as in `request_started`.
+        request: u32,
+        /// Tokens of this request alone (estimated when the server
+        /// reported none).
+        usage: TokenUsage,
+    },
     /// Streamed answer text.
     TextDelta {
         /// The new text.
@@ -90,6 +110,8 @@ pub enum AgentEvent {
     ToolCallStarted(ToolCallStarted),
     /// An approval was asked, given or denied.
     Approval(ApprovalEvent),
+    /// A running command printed output (coalesced at the source).
+    ToolOutput(ToolOutputDelta),
     /// A tool call ended.
     ToolCallFinished(ToolCallFinished),
     /// The transcript was compacted.
@@ -145,6 +167,7 @@ impl From<ToolEvent> for AgentEvent {
         match event {
             ToolEvent::ToolCallStarted(started) => Self::ToolCallStarted(started),
             ToolEvent::Approval(approval) => Self::Approval(approval),
+            ToolEvent::ToolOutput(delta) => Self::ToolOutput(delta),
             ToolEvent::ToolCallFinished(finished) => Self::ToolCallFinished(finished),
         }
     }

@@ -33,8 +33,9 @@ pub use agent::{Agent, AgentBuilder, AgentOptions};
 pub use budget::{ContextBudget, FALLBACK_WINDOW, known_window};
 pub use error::AgentError;
 pub use events::{
-    AgentEvent, AgentEventSink, ApprovalEvent, ApprovalStage, CollectedEvents, NoAgentEvents,
-    TokenUsage, ToolCallFinished, ToolCallStarted, TurnStop,
+    AgentEvent, AgentEventSink, ApprovalEvent, ApprovalStage, CallStatus, CollectedEvents,
+    NoAgentEvents, OutputStream, TokenUsage, ToolCallFinished, ToolCallStarted, ToolOutputDelta,
+    TurnStop,
 };
 pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
 pub use session::{SESSION_VERSION, SavedSession, SessionHeader, SessionStore, new_session_id};

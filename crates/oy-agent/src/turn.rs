@@ -13,6 +13,10 @@ use oy_provider::{
 };
 use oy_tools::{CancelToken, Mode, Policy, RefusedBy, ToolOutput};
 
+mod guards;
+mod usage;
+
+use self::guards::Guards;
 use crate::agent::Agent;
 use crate::compaction::{self, Trigger};
 use crate::error::AgentError;
@@ -71,34 +75,11 @@ enum Streamed {
 /// Why a cancelled turn stopped, for people.
 const CANCELLED: &str = "cancelled by the user";
 
-/// Tracks the loop's guards within one turn.
-#[derive(Default)]
-struct Guards {
-    last_failure: Option<(String, String)>,
-    repeats: u32,
-    /// Tool-only answers in a row that made no progress.
-    tool_only: u32,
-    /// Calls (tool, arguments) that succeeded in this turn: a successful
-    /// call not seen before is progress.
-    succeeded: std::collections::HashSet<(String, String)>,
-}
-
-impl Guards {
-    /// Counts a failing call; returns how many times in a row this same
-    /// call (tool and arguments) has now failed.
-    fn repeated(&mut self, key: (String, String)) -> u32 {
-        if self.last_failure.as_ref() == Some(&key) {
-            self.repeats += 1;
-        } else {
-            self.last_failure = Some(key);
-            self.repeats = 1;
-        }
-        self.repeats
-    }
-}
-
 impl Agent {
-    /// Runs one turn for `prompt` with the current policy.
+    /// Runs one turn for `prompt` with the current policy. A prompt that
+    /// cannot fit the model's window with the instructions and tool
+    /// definitions is refused with [`AgentError::PromptTooLarge`] before
+    /// any request, and nothing of it is recorded.
     pub async fn turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
         self.run_turn(prompt).await
     }
@@ -125,13 +106,16 @@ impl Agent {
     }
 
     async fn run_turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+        self.ask_window();
+        // A prompt too large for the window is refused before it counts
+        // as a turn: no event, nothing recorded (docs/events.md).
+        self.check_prompt_fits(prompt).await?;
         self.header.turns += 1;
         let turn = self.header.turns;
         if self.header.title.is_empty() {
             self.header.title = title(prompt);
         }
         self.tools.ledger().begin_turn();
-        self.ask_window();
         self.emit(&AgentEvent::TurnStarted {
             turn,
             prompt: prompt.to_owned(),
@@ -203,6 +187,8 @@ impl Agent {
             let request = self.request();
             let request_bytes = self.request_bytes();
             outcome.requests += 1;
+            let number = outcome.requests;
+            self.emit(&AgentEvent::RequestStarted { request: number });
             let streamed = self.stream_answer(&request, &mut attempts, &cancel).await;
             let (answer, cancelled) = match streamed {
                 Streamed::Complete(answer) => (answer, false),
@@ -220,7 +206,13 @@ impl Agent {
                     }
                 }
             };
-            self.account(outcome, &answer, request_bytes);
+            let usage = self.account(outcome, &answer, request_bytes);
+            if !cancelled {
+                self.emit(&AgentEvent::RequestFinished {
+                    request: number,
+                    usage,
+                });
+            }
             attempts = Attempts::new(self.options.retry);
             let calls = answer.calls.clone();
             let text = answer.text.clone();
@@ -312,7 +304,7 @@ impl Agent {
                 return Some(stop(outcome, TurnStop::Cancelled, CANCELLED));
             }
             let output = self.run_call(call).await;
-            let key = (call.name.clone(), canonical_args(&call.arguments));
+            let key = guards::call_key(&call.name, &call.arguments);
             let refused = output.refusal.clone();
             let failed = !output.ok;
             self.record_result(call, output);
@@ -337,9 +329,7 @@ impl Agent {
                 return Some(stop(outcome, TurnStop::ApprovalDenied, &reason));
             }
             if !failed {
-                guards.last_failure = None;
-                guards.repeats = 0;
-                progressed |= guards.succeeded.insert(key);
+                progressed |= guards.succeeded(key);
             } else if guards.repeated(key) >= self.options.repeat_limit {
                 self.answer_unrun(rest, "not run: the turn stopped after a repeated failure");
                 let limit = self.options.repeat_limit;
@@ -353,8 +343,7 @@ impl Agent {
                 ));
             }
         }
-        guards.tool_only = if progressed { 0 } else { guards.tool_only + 1 };
-        if guards.tool_only >= self.options.churn_limit {
+        if guards.answered(progressed) >= self.options.churn_limit {
             let limit = self.options.churn_limit;
             return Some(stop(
                 outcome,
@@ -428,28 +417,6 @@ impl Agent {
         Streamed::Complete(answer)
     }
 
-    fn account(&mut self, outcome: &mut TurnOutcome, answer: &Answer, request_bytes: usize) {
-        match answer.usage {
-            Some(usage) if usage.input_tokens > 0 => {
-                self.budget.calibrate(request_bytes, usage.input_tokens);
-                outcome.usage.input_tokens += usage.input_tokens;
-                outcome.usage.output_tokens += usage.output_tokens;
-                outcome.usage.cached_input_tokens += usage.cached_input_tokens;
-            }
-            _ => {
-                let answer_bytes = answer.text.len()
-                    + answer
-                        .calls
-                        .iter()
-                        .map(|call| call.arguments.len())
-                        .sum::<usize>();
-                outcome.usage.input_tokens += self.budget.estimate(request_bytes);
-                outcome.usage.output_tokens += self.budget.estimate(answer_bytes);
-                outcome.usage.estimated = true;
-            }
-        }
-    }
-
     /// Runs one call on a blocking thread. The registry reports it
     /// (`tool_call_started`, approvals, `tool_call_finished`) under the
     /// provider's call id; only a tool that panicked is reported here.
@@ -474,6 +441,9 @@ impl Agent {
                 output_bytes: output.text.len(),
                 truncated: false,
                 output: output.text.clone(),
+                status: oy_tools::CallStatus::Failed,
+                exit_code: None,
+                diff: None,
             }));
             output
         })
@@ -574,14 +544,6 @@ fn stop(outcome: &mut TurnOutcome, stop: TurnStop, reason: &str) -> Result<(), A
     outcome.stop = stop;
     outcome.reason = Some(reason.to_owned());
     Ok(())
-}
-
-/// The same call, spelled with different whitespace or key order, is
-/// still the same call.
-fn canonical_args(raw: &str) -> String {
-    serde_json::from_str::<serde_json::Value>(raw)
-        .map(|value| value.to_string())
-        .unwrap_or_else(|_| raw.trim().to_owned())
 }
 
 fn title(prompt: &str) -> String {

@@ -4,6 +4,10 @@
 //! it is in. A transcript only nears the window after several requests,
 //! so the answer is there when it matters; a server that cannot tell (or
 //! a configured window) leaves the budget as the model table made it.
+//!
+//! Before a turn sends anything, a prompt that cannot fit the window is
+//! refused ([`crate::AgentError::PromptTooLarge`]). Only then is the answer
+//! waited for (it may name a larger window); a prompt that fits never waits.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,8 +16,35 @@ use futures_util::FutureExt;
 use oy_provider::{Provider, ServerWindow};
 use tokio::task::JoinHandle;
 
+use crate::error::AgentError;
+
 /// How long the server may take to answer.
 const PROBE_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Where the budget's window came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum WindowOrigin {
+    /// The configuration named it.
+    Configured,
+    /// oy's table of well-known models.
+    ModelTable,
+    /// The model server's own answer.
+    Server,
+    /// Nothing knew it: the fallback.
+    Default,
+}
+
+impl WindowOrigin {
+    /// The words `PromptTooLarge` uses (docs/events.md).
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Self::Configured => "configured",
+            Self::ModelTable => "the model table",
+            Self::Server => "the server",
+            Self::Default => "default",
+        }
+    }
+}
 
 /// Where the question stands.
 #[derive(Debug, Default)]
@@ -37,6 +68,21 @@ impl WindowProbe {
                 provider.context_window(&model, PROBE_TIMEOUT).await
             }));
         }
+    }
+
+    /// Waits for the answer (at most a little past the probe's own
+    /// timeout), once.
+    pub(crate) async fn settle(&mut self) -> Option<ServerWindow> {
+        let Self::Asking(task) = self else {
+            return None;
+        };
+        let answer = tokio::time::timeout(PROBE_TIMEOUT + Duration::from_secs(1), task)
+            .await
+            .ok()
+            .and_then(Result::ok)
+            .flatten();
+        *self = Self::Settled;
+        answer
     }
 
     /// The answer, once, when it has come in.
@@ -70,8 +116,43 @@ impl crate::Agent {
     /// Takes the server's answer into the budget once it has come in.
     pub(crate) fn refresh_window(&mut self) {
         if let Some(server) = self.window_probe.answer() {
-            let window = server.applied_to(self.budget.window());
-            self.budget = self.budget.with_window(window);
+            self.apply_server_window(server);
         }
+    }
+
+    fn apply_server_window(&mut self, server: ServerWindow) {
+        let window = server.applied_to(self.budget.window());
+        if window != self.budget.window() {
+            self.window_origin = WindowOrigin::Server;
+        }
+        self.budget = self.budget.with_window(window);
+    }
+
+    /// Refuses `prompt` when the instructions, the tool definitions and
+    /// the prompt (estimated like every request) exceed the window, before
+    /// anything is sent or recorded. Over the window known now, it waits
+    /// for the server's answer first, so a server running the model with
+    /// a larger window is not refused wrongly; a cancellation meanwhile
+    /// lets the turn start (and stop as cancelled).
+    pub(crate) async fn check_prompt_fits(&mut self, prompt: &str) -> Result<(), AgentError> {
+        let prompt_tokens = self.budget.estimate(self.fixed_bytes() + prompt.len());
+        self.refresh_window();
+        if prompt_tokens <= self.budget.window() {
+            return Ok(());
+        }
+        let cancel = self.tools.cancel_token().clone();
+        match cancel.run_until_cancelled(self.window_probe.settle()).await {
+            None => return Ok(()),
+            Some(Some(server)) => self.apply_server_window(server),
+            Some(None) => {}
+        }
+        if prompt_tokens <= self.budget.window() {
+            return Ok(());
+        }
+        Err(AgentError::PromptTooLarge {
+            prompt_tokens,
+            window: self.budget.window(),
+            source: self.window_origin.name().to_owned(),
+        })
     }
 }

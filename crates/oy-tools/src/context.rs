@@ -12,10 +12,13 @@ use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal
 use crate::cancel::CancelToken;
 use crate::child_env::ChildEnv;
 use crate::error::ToolError;
-use crate::events::{ApprovalEvent, ApprovalStage, EventSink, NoEvents, ToolEvent};
+use crate::events::{
+    ApprovalEvent, ApprovalStage, EventSink, NoEvents, OutputStream, ToolEvent, ToolOutputDelta,
+};
 use crate::ledger::Ledger;
 use crate::limit::Limit;
 use crate::policy::{Decision, Policy};
+use crate::process::live::LiveSink;
 use crate::pty::PtySessions;
 use crate::sandbox::{Launch, Launched, Sandbox};
 use crate::spec::Effect;
@@ -261,6 +264,7 @@ impl ToolContext {
             args,
             side_effect_recorded: Cell::new(false),
             refusal: std::cell::RefCell::new(None),
+            cancelled: Cell::new(false),
         }
     }
 }
@@ -275,6 +279,20 @@ pub struct Invocation<'a> {
     args: &'a Value,
     side_effect_recorded: Cell<bool>,
     refusal: std::cell::RefCell<Option<Refusal>>,
+    /// Set when [`Self::authorize`] refused because the turn was cancelled.
+    cancelled: Cell<bool>,
+}
+
+impl LiveSink for Invocation<'_> {
+    fn output(&self, stream: OutputStream, text: String, skipped_bytes: u64) {
+        self.ctx.emit(&ToolEvent::ToolOutput(ToolOutputDelta {
+            call_id: self.call_id.to_owned(),
+            tool: self.tool.to_owned(),
+            stream,
+            text,
+            skipped_bytes,
+        }));
+    }
 }
 
 impl Invocation<'_> {
@@ -314,6 +332,12 @@ impl Invocation<'_> {
         let network = ctx.policy().network == crate::policy::Network::Allow;
         let root = ctx.workspace.root();
         crate::sandbox::explain_refusal(stderr, root, cwd, network)
+    }
+
+    /// True when [`Self::authorize`] refused the call because the turn was
+    /// cancelled.
+    pub(crate) fn was_cancelled(&self) -> bool {
+        self.cancelled.get()
     }
 
     /// Set when the mode said "ask" and the answer was a bare no (the
@@ -367,10 +391,13 @@ impl Invocation<'_> {
                 summary: summary.clone(),
             }));
         };
-        let cancelled = || ToolError::Denied {
-            tool: self.tool.to_owned(),
-            reason: "the turn was cancelled".to_owned(),
-            hint: "stop here and tell the user what was done so far".to_owned(),
+        let cancelled = || {
+            self.cancelled.set(true);
+            ToolError::Denied {
+                tool: self.tool.to_owned(),
+                reason: "the turn was cancelled".to_owned(),
+                hint: "stop here and tell the user what was done so far".to_owned(),
+            }
         };
         if self.ctx.cancel.is_cancelled() {
             approval(ApprovalStage::Denied);

@@ -56,7 +56,8 @@ pub use context::{Invocation, ToolContext};
 pub use diff::unified_diff;
 pub use error::ToolError;
 pub use events::{
-    ApprovalEvent, ApprovalStage, EventSink, NoEvents, ToolCallFinished, ToolCallStarted, ToolEvent,
+    ApprovalEvent, ApprovalStage, CallStatus, EventSink, NoEvents, OutputStream, ToolCallFinished,
+    ToolCallStarted, ToolEvent, ToolOutputDelta,
 };
 pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};

@@ -3,7 +3,9 @@
 use serde::Serialize;
 
 use crate::approval::Refusal;
+use crate::diff::{EVENT_DIFF_BYTES, cap_diff};
 use crate::error::ToolError;
+use crate::events::CallStatus;
 
 /// Files a mutating tool touched.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -35,6 +37,15 @@ pub struct ToolOutput {
     /// work around it.
     #[serde(skip)]
     pub refusal: Option<Refusal>,
+    /// How the call ended, for the `tool_call_finished` event.
+    #[serde(skip)]
+    pub status: CallStatus,
+    /// A command's exit code, for the event (see [`crate::ToolCallFinished`]).
+    #[serde(skip)]
+    pub exit_code: Option<i32>,
+    /// The applied change's diff, for the event (capped at 64 KiB).
+    #[serde(skip)]
+    pub diff: Option<String>,
 }
 
 impl ToolOutput {
@@ -47,6 +58,9 @@ impl ToolOutput {
             truncated: false,
             changes: None,
             refusal: None,
+            status: CallStatus::Ok,
+            exit_code: None,
+            diff: None,
         }
     }
 
@@ -58,7 +72,9 @@ impl ToolOutput {
         }
     }
 
-    /// A failure, rendered for the model.
+    /// A failure, rendered for the model: `denied` when a policy or a
+    /// person refused it, else `failed` (a cancellation is marked by the
+    /// registry, which knows the call saw one).
     pub fn error(error: &ToolError) -> Self {
         Self {
             ok: false,
@@ -67,7 +83,40 @@ impl ToolOutput {
             truncated: false,
             changes: None,
             refusal: None,
+            status: if error.is_denied() {
+                CallStatus::Denied
+            } else {
+                CallStatus::Failed
+            },
+            exit_code: None,
+            diff: None,
         }
+    }
+
+    /// Sets how the call ended.
+    #[must_use]
+    pub fn with_status(mut self, status: CallStatus) -> Self {
+        self.status = status;
+        self
+    }
+
+    /// Sets the exit code of the command the call ran.
+    #[must_use]
+    pub fn with_exit_code(mut self, code: i32) -> Self {
+        self.exit_code = Some(code);
+        self
+    }
+
+    /// Sets the diff of the change the call applied, cut to what an event
+    /// carries (64 KiB at a line boundary).
+    #[must_use]
+    pub fn with_diff(mut self, diff: String) -> Self {
+        self.diff = Some(if diff.len() <= EVENT_DIFF_BYTES {
+            diff
+        } else {
+            cap_diff(&diff)
+        });
+        self
     }
 
     /// Marks the output as already cut by the tool itself (it said so in the text).

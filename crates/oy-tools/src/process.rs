@@ -8,10 +8,15 @@
 //! Returning never waits for the pipes to reach end-of-file: a process that
 //! left the group (`setsid`) and still holds a pipe is abandoned to its
 //! reader thread after a short grace, with the output read so far.
+//!
+//! With a [`LiveSink`], the watcher also sends what each stream printed as
+//! it runs, paced and bounded at the source (see [`live`]), and a last
+//! delta with what is left before returning.
 
 mod capture;
 mod group;
 mod launch;
+pub(crate) mod live;
 
 use std::io::{self, Write};
 use std::os::unix::process::{CommandExt, ExitStatusExt};
@@ -20,9 +25,11 @@ use std::thread::{self, JoinHandle};
 use std::time::{Duration, Instant};
 
 use crate::cancel::CancelToken;
+use crate::events::{CallStatus, OutputStream};
 use crate::limit::Limit;
-use capture::{SharedCapture, drain};
+use capture::{Capture, SharedCapture, drain};
 use group::Group;
+use live::{LiveSink, Ticker};
 
 pub(crate) use capture::STREAM_LIMIT;
 pub(crate) use launch::{spawn_error, working_dir};
@@ -55,6 +62,8 @@ pub(crate) struct Spawn<'a> {
     /// which makes its own session: no process group is set here, and it
     /// is stopped with SIGTERM so it can kill every descendant.
     pub(crate) supervised: bool,
+    /// Where the output goes while it runs, if anywhere.
+    pub(crate) live: Option<&'a dyn LiveSink>,
 }
 
 /// How the child ended.
@@ -79,6 +88,16 @@ impl Ending {
             Self::Signaled(signal) => 128 + signal,
             Self::TimedOut => TIMEOUT_EXIT,
             Self::Cancelled => CANCEL_EXIT,
+        }
+    }
+
+    /// How a call that ran the child ended: `cancelled` or `timed_out`
+    /// when oy stopped it, else `ok` (the exit code says the rest).
+    pub(crate) fn status(self) -> CallStatus {
+        match self {
+            Self::TimedOut => CallStatus::TimedOut,
+            Self::Cancelled => CallStatus::Cancelled,
+            Self::Exited(_) | Self::Signaled(_) => CallStatus::Ok,
         }
     }
 
@@ -123,6 +142,7 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
         timeout,
         cancel,
         supervised,
+        live,
     } = spawn;
     if cancel.is_cancelled() {
         // Already stopped: start nothing.
@@ -152,7 +172,15 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
     // From here on the guard kills the group if anything returns early or
     // unwinds.
     let mut group = Group::new(command.spawn()?, supervised);
-    let (stdout, stderr) = (SharedCapture::default(), SharedCapture::default());
+    let capture = || -> SharedCapture {
+        let capture = if live.is_some() {
+            Capture::with_live()
+        } else {
+            Capture::default()
+        };
+        std::sync::Arc::new(std::sync::Mutex::new(capture))
+    };
+    let (stdout, stderr) = (capture(), capture());
     let mut readers = Vec::with_capacity(2);
     if let Some(pipe) = group.child_mut().stdout.take() {
         readers.push(reader("oy-child-stdout", pipe, &stdout)?);
@@ -169,12 +197,22 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
                 let _ = pipe.write_all(&input);
             })?;
     }
-    let stopped = watch(&group, timeout, cancel, started)?;
+    let mut ticker = Ticker::new();
+    let stopped = watch(&group, timeout, cancel, started, &mut || {
+        if let Some(sink) = live
+            && ticker.due()
+        {
+            send_live(sink, &stdout, &stderr, false);
+        }
+    })?;
     // Also after a normal exit: background jobs do not outlive the call.
     group.kill();
     let status = group.reap()?;
     let duration = started.elapsed();
     join_bounded(readers, READER_GRACE);
+    if let Some(sink) = live {
+        send_live(sink, &stdout, &stderr, true);
+    }
     Ok(Finished {
         ending: stopped.unwrap_or_else(|| Ending::from_status(status)),
         stdout: render(&stdout, STREAM_LIMIT),
@@ -184,15 +222,17 @@ pub(crate) fn run(spawn: Spawn<'_>) -> io::Result<Finished> {
 }
 
 /// Waits until the leader exits (`None`), the timeout passes or the token
-/// fires (the reason).
+/// fires (the reason), calling `tick` at every check.
 fn watch(
     group: &Group,
     timeout: Duration,
     cancel: &CancelToken,
     started: Instant,
+    tick: &mut dyn FnMut(),
 ) -> io::Result<Option<Ending>> {
     let mut pause = Duration::from_millis(1);
     loop {
+        tick();
         if group.has_exited()? {
             return Ok(None);
         }
@@ -205,6 +245,25 @@ fn watch(
         }
         thread::sleep(pause.min(timeout - elapsed));
         pause = (pause * 2).min(POLL);
+    }
+}
+
+/// Sends each stream's output read since its last delta (stdout first);
+/// the `last` delta ends live output.
+fn send_live(sink: &dyn LiveSink, stdout: &SharedCapture, stderr: &SharedCapture, last: bool) {
+    for (stream, capture) in [
+        (OutputStream::Stdout, stdout),
+        (OutputStream::Stderr, stderr),
+    ] {
+        // The lock is dropped before the sink runs, so a slow sink never
+        // holds up the reader thread.
+        let taken = capture
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take_live(last);
+        if let Some((text, skipped)) = taken {
+            sink.output(stream, text, skipped);
+        }
     }
 }
 

@@ -9,12 +9,14 @@ use serde_json::Value;
 use crate::args::parse_json;
 use crate::context::{Invocation, ToolContext};
 use crate::error::ToolError;
-use crate::events::{ToolCallFinished, ToolCallStarted, ToolEvent};
+use crate::events::{CallStatus, ToolCallFinished, ToolCallStarted, ToolEvent};
 use crate::limit::limit;
 use crate::output::ToolOutput;
 use crate::spec::{Effect, ToolSpec};
 
-/// One tool. Implementations live in `tools/`, one per file.
+/// One tool. Implementations live in `tools/`, one per file. A tool sets
+/// how its call ended on its output ([`ToolOutput::with_status`], the exit
+/// code of its command, the diff of its change) for `tool_call_finished`.
 pub trait Tool: Send + Sync {
     /// Name, description, schema and effect.
     fn spec(&self) -> &ToolSpec;
@@ -156,6 +158,9 @@ impl Registry {
             output_bytes: output.text.len(),
             truncated: output.truncated,
             output: output.text.clone(),
+            status: output.status,
+            exit_code: output.exit_code,
+            diff: output.diff.clone(),
         }));
         output
     }
@@ -195,6 +200,9 @@ impl Registry {
             Err(error) => ToolOutput::error(&error),
         };
         output.refusal = call.refusal();
+        if !output.ok && call.was_cancelled() {
+            output.status = CallStatus::Cancelled;
+        }
         if call.side_effect_recorded() {
             ctx.ledger().record_outcome(call_id, output.ok);
         }

@@ -165,12 +165,16 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
     let expected = [
         "session_started",
         "turn_started",
+        "request_started",
         "text_delta",
         "text_delta",
+        "request_finished",
         "tool_call_started",
         "tool_call_finished",
+        "request_started",
         "text_delta",
         "text_delta",
+        "request_finished",
         "turn_finished",
     ];
     assert_eq!(kinds, expected);
@@ -197,7 +201,19 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
         &events[1],
         AgentEvent::TurnStarted { turn: 1, prompt } if prompt == "read a.txt"
     ));
-    match &events[5] {
+    let requests: Vec<(u32, u64, u64)> = events
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::RequestStarted { request } => Some((*request, 0, 0)),
+            AgentEvent::RequestFinished { request, usage } => {
+                assert!(!usage.estimated);
+                Some((*request, usage.input_tokens, usage.output_tokens))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(requests, [(1, 0, 0), (1, 100, 10), (2, 0, 0), (2, 100, 10)]);
+    match &events[7] {
         AgentEvent::ToolCallFinished(finished) => {
             assert_eq!(
                 (
@@ -210,10 +226,12 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
             assert_eq!(finished.output_bytes, finished.output.len());
             assert!(finished.output.contains("alpha"));
             assert!(!finished.truncated);
+            assert_eq!(finished.status, oy_agent::CallStatus::Ok);
+            assert_eq!((finished.exit_code, finished.diff.as_deref()), (None, None));
         }
         other => panic!("{other:?}"),
     }
-    match &events[8] {
+    match &events[12] {
         AgentEvent::TurnFinished {
             turn,
             stop,

@@ -1,11 +1,14 @@
 //! `Capture`: one output stream of a child kept in bounded memory — the
 //! first bytes, the last bytes, and a count of what fell out between them —
-//! and rendered head + tail with the limiter's marker.
+//! and rendered head + tail with the limiter's marker; with a [`LiveTail`]
+//! of what was read since the last live delta when the call shows its
+//! output as it runs.
 
 use std::collections::VecDeque;
 use std::io::Read;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use super::live::{LiveTail, complete_utf8_prefix, is_continuation};
 use crate::limit::{Gap, Limit, limit, limit_around_gap};
 
 /// How much of each stream is kept: enough that the rendered head and
@@ -28,6 +31,8 @@ pub(crate) struct Capture {
     dropped: u64,
     dropped_newlines: u64,
     last_dropped: Option<u8>,
+    /// What was read since the last live delta, when there are any.
+    live: Option<LiveTail>,
 }
 
 impl Default for Capture {
@@ -38,13 +43,36 @@ impl Default for Capture {
             dropped: 0,
             dropped_newlines: 0,
             last_dropped: None,
+            live: None,
         }
     }
 }
 
 impl Capture {
+    /// A capture that also keeps what was read since the last
+    /// [`Self::take_live`].
+    pub(crate) fn with_live() -> Self {
+        Self {
+            live: Some(LiveTail::default()),
+            ..Self::default()
+        }
+    }
+
+    /// The live delta due now (see [`LiveTail::take`]); the `last` one
+    /// ends live output for this capture.
+    pub(crate) fn take_live(&mut self, last: bool) -> Option<(String, u64)> {
+        let taken = self.live.as_mut()?.take(last);
+        if last {
+            self.live = None;
+        }
+        taken
+    }
+
     /// Appends `data`, dropping the oldest middle bytes past the bounds.
     pub(crate) fn push(&mut self, mut data: &[u8]) {
+        if let Some(live) = &mut self.live {
+            live.push(data);
+        }
         let room = KEPT_HEAD - self.head.len();
         let into_head = room.min(data.len());
         self.head.extend_from_slice(&data[..into_head]);
@@ -126,29 +154,6 @@ impl Capture {
         let tail = String::from_utf8_lossy(&tail[tail_skip..]);
         (limit_around_gap(&head, gap, &tail, cap), true)
     }
-}
-
-fn is_continuation(byte: u8) -> bool {
-    byte & 0b1100_0000 == 0b1000_0000
-}
-
-/// The length of `bytes` without a multi-byte character cut off at its end.
-fn complete_utf8_prefix(bytes: &[u8]) -> usize {
-    for back in 1..=bytes.len().min(4) {
-        let at = bytes.len() - back;
-        let byte = bytes[at];
-        if is_continuation(byte) {
-            continue;
-        }
-        let needed = match byte {
-            0xC0..=0xDF => 2,
-            0xE0..=0xEF => 3,
-            0xF0..=0xF7 => 4,
-            _ => 1,
-        };
-        return if back < needed { at } else { bytes.len() };
-    }
-    bytes.len()
 }
 
 /// A capture shared between the thread that fills it and the caller, who

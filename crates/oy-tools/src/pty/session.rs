@@ -1,6 +1,7 @@
 //! `Session`: one `bash -c` command on its own pseudo-terminal — a reader
 //! thread filling a bounded buffer, a writer thread feeding input, and the
 //! process group (the child is a session leader) killed when it ends.
+//! While a call collects its output, what arrives is also sent live.
 
 use std::io::{Read, Write};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -13,6 +14,8 @@ use portable_pty::{Child, CommandBuilder, MasterPty, PtySize};
 use rustix::process::{Pid, Signal, WaitId, WaitIdOptions};
 
 use crate::cancel::CancelToken;
+use crate::events::OutputStream;
+use crate::process::live::{LiveSink, LiveTail, Ticker};
 use crate::pty::buffer::{OutputBuffer, Rendered};
 use crate::sandbox::Launched;
 
@@ -76,6 +79,8 @@ pub(crate) enum SendError {
 #[derive(Debug)]
 struct OutputState {
     buffer: OutputBuffer,
+    /// What arrived since the last live delta (bounded).
+    live: LiveTail,
     eof: bool,
 }
 
@@ -92,8 +97,21 @@ impl Output {
     }
 
     fn push(&self, bytes: &[u8]) {
-        self.lock().buffer.push(bytes);
+        {
+            let mut state = self.lock();
+            state.buffer.push(bytes);
+            state.live.push(bytes);
+        }
         self.changed.notify_all();
+    }
+
+    /// Sends what arrived since the last delta; a character not complete
+    /// yet waits, unless this is the `last` delta of the session.
+    fn send_live(&self, sink: &dyn LiveSink, last: bool) {
+        let taken = self.lock().live.take(last);
+        if let Some((text, skipped)) = taken {
+            sink.output(OutputStream::Stdout, text, skipped);
+        }
     }
 
     fn finish(&self) {
@@ -217,7 +235,11 @@ impl Session {
             master: Mutex::new(pair.master),
             input: Mutex::new(None),
             output: Arc::new(Output {
-                state: Mutex::new(OutputState { buffer, eof: false }),
+                state: Mutex::new(OutputState {
+                    buffer,
+                    live: LiveTail::default(),
+                    eof: false,
+                }),
                 changed: Condvar::new(),
             }),
             ended: Mutex::new(None),
@@ -294,15 +316,24 @@ impl Session {
     }
 
     /// Gathers output for up to `wait` (less if the process ends or
-    /// `cancel` fires), then takes it within `max_bytes`.
+    /// `cancel` fires), then takes it within `max_bytes`; sends it to
+    /// `live` as it arrives (paced like a command's, see
+    /// [`crate::process::live`]).
     pub(crate) fn collect(
         &self,
         wait: Duration,
         cancel: &CancelToken,
         max_bytes: usize,
+        live: Option<&dyn LiveSink>,
     ) -> Collected {
         let deadline = Instant::now() + wait;
+        let mut ticker = Ticker::new();
         let ended = loop {
+            if let Some(sink) = live
+                && ticker.due()
+            {
+                self.output.send_live(sink, false);
+            }
             if let Some(ended) = self.check_ended() {
                 break Some(ended);
             }
@@ -314,6 +345,9 @@ impl Session {
             }
             self.output.wait(left.min(POLL));
         };
+        if let Some(sink) = live {
+            self.output.send_live(sink, ended.is_some());
+        }
         let output = self.output.lock().buffer.take(max_bytes, ended.is_none());
         Collected { ended, output }
     }

@@ -117,6 +117,7 @@ impl Tool for BashTool {
             timeout: Duration::from_millis(args.timeout_ms),
             cancel: call.ctx().cancel_token(),
             supervised: launched.supervised,
+            live: Some(call),
         })
         .map_err(|error| spawn_failure(&error))?;
         let truncated = finished.stdout.truncated || finished.stderr.truncated;
@@ -129,7 +130,10 @@ impl Tool for BashTool {
             text.push_str(&note);
             text.push('\n');
         }
-        Ok(ToolOutput::ok(text).with_truncated(truncated))
+        Ok(ToolOutput::ok(text)
+            .with_truncated(truncated)
+            .with_status(finished.ending.status())
+            .with_exit_code(finished.ending.exit_code()))
     }
 }
 

@@ -132,6 +132,7 @@ impl Tool for ExecTool {
             timeout: Duration::from_secs(args.timeout_sec),
             cancel: call.ctx().cancel_token(),
             supervised: launched.supervised,
+            live: Some(call),
         })
         .map_err(|error| spawn_error(&args.cmd, &error))?;
         let mut stderr = finished.stderr.text;
@@ -170,7 +171,10 @@ impl Tool for ExecTool {
             ToolError::failed(format!("cannot encode the result: {error}"), "retry")
         })?;
         let truncated = finished.stdout.truncated || finished.stderr.truncated;
-        Ok(ToolOutput::ok(line).with_truncated(truncated))
+        Ok(ToolOutput::ok(line)
+            .with_truncated(truncated)
+            .with_status(finished.ending.status())
+            .with_exit_code(finished.ending.exit_code()))
     }
 }
 

@@ -10,6 +10,7 @@ use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
 use crate::error::ToolError;
+use crate::events::CallStatus;
 use crate::output::ToolOutput;
 use crate::pty::{self, Collected, Ended, Ending};
 use crate::registry::Tool;
@@ -125,6 +126,7 @@ impl Tool for ExecCommandTool {
             pty::yield_time(args.yield_time_ms),
             ctx.cancel_token(),
             pty::output_bytes(args.max_output_tokens),
+            Some(call),
         );
         drop(claim);
         if collected.ended.is_some() {
@@ -138,22 +140,40 @@ impl Tool for ExecCommandTool {
                 pty::MAX_SESSIONS
             ));
         }
+        let cancelled = ctx.cancel_token().is_cancelled();
         Ok(render(
             session.id(),
             collected,
             text,
             session.undo_protected(),
+            cancelled,
         ))
     }
 }
 
 /// `session N running` or `session N exited with code C`, then the output.
+/// A wait the turn's cancellation cut short (`cancelled`) while the
+/// process still runs ends the call as `cancelled`; a process that ended
+/// gives its exit code.
 pub(crate) fn render(
     id: u32,
     collected: Collected,
     mut text: String,
     sandbox_note: Option<String>,
+    cancelled: bool,
 ) -> ToolOutput {
+    let (status, exit_code) = match collected.ended {
+        None if cancelled => (CallStatus::Cancelled, None),
+        None => (CallStatus::Ok, None),
+        Some(ended) => (
+            CallStatus::Ok,
+            match ended.ending {
+                Ending::Code(code) => Some(code),
+                Ending::Signal(signal) => Some(128 + signal),
+                Ending::Unknown => None,
+            },
+        ),
+    };
     match collected.ended {
         None => text.push_str(&format!("session {id} running\n")),
         Some(ended) => text.push_str(&format!("session {id} {}\n", describe(ended))),
@@ -166,7 +186,13 @@ pub(crate) fn render(
         text.push_str(&note);
         text.push('\n');
     }
-    ToolOutput::ok(text).with_truncated(collected.output.truncated)
+    let output = ToolOutput::ok(text)
+        .with_truncated(collected.output.truncated)
+        .with_status(status);
+    match exit_code {
+        Some(code) => output.with_exit_code(code),
+        None => output,
+    }
 }
 
 fn describe(ended: Ended) -> String {

@@ -86,12 +86,15 @@ impl Tool for MoveTool {
                 state.reads.insert(to_text.clone(), digest);
             }
         }
+        // What a diff says of a rename (git's header lines).
+        let diff = format!("rename from {from_text}\nrename to {to_text}\n");
         Ok(ToolOutput::changed(
             format!("moved {from_text} -> {to_text}"),
             ChangeSummary {
                 files: vec![from_text, to_text],
                 bytes_written: 0,
             },
-        ))
+        )
+        .with_diff(diff))
     }
 }

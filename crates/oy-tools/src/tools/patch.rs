@@ -16,10 +16,9 @@ use serde_json::Value;
 use self::apply::{Applied, Doc};
 use self::commit::Step;
 use self::parse::{Action, FilePatch, HunkLine};
-use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::unified_diff;
+use crate::diff::{DiffWriter, LazyDiff};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
@@ -104,10 +103,15 @@ impl Tool for PatchTool {
             .map(|file| plan(ws, file, &mut work))
             .collect::<Result<Vec<_>, _>>()?;
         check_distinct(ws, &plans)?;
+        let diff = LazyDiff::new(|diff: &mut DiffWriter| {
+            for plan in &plans {
+                plan.diff(diff);
+            }
+        });
         call.authorize(
             effect,
             with_reason(summary(ws, &plans), why.as_deref()),
-            || Preview::Diff(plans.iter().map(Plan::diff).collect()),
+            || diff.preview(),
         )?;
         for plan in &plans {
             plan.unchanged(ws)?;
@@ -120,13 +124,15 @@ impl Tool for PatchTool {
             text.push_str(&plan.report());
             text.push('\n');
         }
+        let diff = diff.for_event();
         Ok(ToolOutput::changed(
             text,
             ChangeSummary {
                 files: plans.iter().flat_map(Plan::touched).collect(),
                 bytes_written,
             },
-        ))
+        )
+        .with_diff(diff))
     }
 }
 
@@ -189,17 +195,15 @@ impl Plan {
             .collect()
     }
 
-    fn diff(&self) -> String {
+    fn diff(&self, diff: &mut DiffWriter) {
         let (old, new) = (self.old_text.as_deref(), self.new_text.as_deref());
         match &self.step {
             Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
-                unified_diff(&path.to_text(), old, new)
+                diff.file(&path.to_text(), old, new);
             }
             Step::Move { from, to, .. } => {
-                format!(
-                    "rename {from} -> {to}\n{}",
-                    unified_diff(&to.to_text(), old, new)
-                )
+                diff.text(&format!("rename from {from}\nrename to {to}\n"));
+                diff.file(&to.to_text(), old, new);
             }
         }
     }

@@ -1,5 +1,6 @@
 //! `remove`: delete a file, a link (never its target) or a directory.
 
+use oy_boundary::{FileKind, Workspace, WorkspacePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -7,11 +8,13 @@ use serde_json::Value;
 use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
+use crate::diff::event_file_diff;
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
+use crate::tools::read::EDITABLE_BYTES;
 
 /// Arguments of `remove`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -73,8 +76,10 @@ impl Tool for RemoveTool {
         call.authorize(effect, summary.clone(), || {
             Preview::Summary(summary.clone())
         })?;
-        let kind = ws.remove(&path, args.recursive)?;
         let shown = path.to_text();
+        // Read now, while it is there: the event shows what was deleted.
+        let diff = deletion_diff(ws, &path, &shown, meta.kind, args.recursive);
+        let kind = ws.remove(&path, args.recursive)?;
         {
             let mut state = call.ctx().state();
             let prefix = format!("{shown}/");
@@ -88,6 +93,36 @@ impl Tool for RemoveTool {
                 files: vec![shown],
                 bytes_written: 0,
             },
-        ))
+        )
+        .with_diff(diff))
+    }
+}
+
+/// The diff of a removal: every line of a text file as deleted, else the
+/// file header and one line naming what went.
+fn deletion_diff(
+    ws: &Workspace,
+    path: &WorkspacePath,
+    shown: &str,
+    kind: FileKind,
+    recursive: bool,
+) -> String {
+    let text = (kind == FileKind::File)
+        .then(|| ws.read_bytes(path, EDITABLE_BYTES).ok())
+        .flatten()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+        .filter(|text| !text.contains('\0'));
+    match text {
+        Some(text) => event_file_diff(shown, Some(&text), None),
+        None => {
+            let what = match kind {
+                FileKind::Directory if recursive => {
+                    "directory removed with its contents".to_owned()
+                }
+                FileKind::File => "file removed (binary or too large to show)".to_owned(),
+                other => format!("{other} removed"),
+            };
+            format!("--- a/{shown}\n+++ /dev/null\n({what})\n")
+        }
     }
 }

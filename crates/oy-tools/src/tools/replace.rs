@@ -4,10 +4,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::unified_diff;
+use crate::diff::{DiffWriter, LazyDiff};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
@@ -122,6 +121,9 @@ impl Tool for ReplaceTool {
         }
         let updated = text.replace(old.as_str(), &new);
         let first_line = line_of(&text, starts[0]);
+        let diff = LazyDiff::new(|diff: &mut DiffWriter| {
+            diff.file(&shown, Some(&text), Some(&updated));
+        });
         call.authorize(
             effect,
             with_reason(
@@ -132,11 +134,12 @@ impl Tool for ReplaceTool {
                 ),
                 why.as_deref(),
             ),
-            || Preview::Diff(unified_diff(&shown, Some(&text), Some(&updated))),
+            || diff.preview(),
         )?;
         seen_now.unchanged(ws, &path)?;
         let outcome = ws.write(&path, updated.as_bytes())?;
         call.ctx().state().remember(&shown, updated.as_bytes());
+        let diff = diff.for_event();
         Ok(ToolOutput::changed(
             format!(
                 "replaced {} occurrence(s) in {shown} (first at line {first_line})",
@@ -146,7 +149,8 @@ impl Tool for ReplaceTool {
                 files: vec![shown],
                 bytes_written: outcome.bytes_written,
             },
-        ))
+        )
+        .with_diff(diff))
     }
 }
 

@@ -4,10 +4,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::unified_diff;
+use crate::diff::{DiffWriter, LazyDiff};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
@@ -85,18 +84,21 @@ impl Tool for TodoTool {
         let seen = Seen::now(ws, &path)?;
         let old = ws.read_text(&path, 1024 * 1024).ok();
         let summary = with_reason("write the plan to TODO.md".to_owned(), why.as_deref());
-        call.authorize(effect, summary, || {
-            Preview::Diff(unified_diff("TODO.md", old.as_deref(), Some(&content)))
-        })?;
+        let diff = LazyDiff::new(|diff: &mut DiffWriter| {
+            diff.file("TODO.md", old.as_deref(), Some(&content));
+        });
+        call.authorize(effect, summary, || diff.preview())?;
         seen.unchanged(ws, &path)?;
         let outcome = ws.write(&path, content.as_bytes())?;
+        let diff = diff.for_event();
         Ok(ToolOutput::changed(
             format!("{plan}(saved to TODO.md)\n"),
             ChangeSummary {
                 files: vec!["TODO.md".to_owned()],
                 bytes_written: outcome.bytes_written,
             },
-        ))
+        )
+        .with_diff(diff))
     }
 }
 

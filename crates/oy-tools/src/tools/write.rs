@@ -5,10 +5,9 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
 
-use crate::approval::Preview;
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::unified_diff;
+use crate::diff::{DiffWriter, LazyDiff};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
@@ -92,6 +91,9 @@ impl Tool for WriteTool {
             (Some(_), true) => "append to",
             (Some(_), false) => "overwrite",
         };
+        let diff = LazyDiff::new(|diff: &mut DiffWriter| {
+            diff.file(&shown, old.as_deref(), Some(&new_text));
+        });
         call.authorize(
             effect,
             with_reason(
@@ -102,7 +104,7 @@ impl Tool for WriteTool {
                 ),
                 why.as_deref(),
             ),
-            || Preview::Diff(unified_diff(&shown, old.as_deref(), Some(&new_text))),
+            || diff.preview(),
         )?;
         seen.unchanged(ws, &path)?;
         let outcome = if args.append {
@@ -120,12 +122,14 @@ impl Tool for WriteTool {
         } else {
             "overwrote"
         };
+        let diff = diff.for_event();
         Ok(ToolOutput::changed(
             format!("{done} {shown} ({} bytes written)", outcome.bytes_written),
             ChangeSummary {
                 files: vec![shown],
                 bytes_written: outcome.bytes_written,
             },
-        ))
+        )
+        .with_diff(diff))
     }
 }

@@ -117,12 +117,14 @@ impl Tool for WriteStdinTool {
             pty::yield_time(args.yield_time_ms),
             ctx.cancel_token(),
             pty::output_bytes(args.max_output_tokens),
+            Some(call),
         );
         drop(claim);
         let note = session.undo_protected();
         if collected.ended.is_some() {
             ctx.pty_sessions().remove(id);
         }
-        Ok(render(id, collected, String::new(), note))
+        let cancelled = ctx.cancel_token().is_cancelled();
+        Ok(render(id, collected, String::new(), note, cancelled))
     }
 }

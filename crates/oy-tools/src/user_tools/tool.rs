@@ -11,8 +11,9 @@ use serde_json::Value;
 use crate::approval::Preview;
 use crate::context::Invocation;
 use crate::error::ToolError;
+use crate::events::CallStatus;
 use crate::output::ToolOutput;
-use crate::process::{self, Ending, Spawn, spawn_error, working_dir};
+use crate::process::{self, Ending, Finished, Spawn, spawn_error, working_dir};
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
 use crate::user_tools::UserToolDef;
@@ -87,58 +88,76 @@ impl Tool for UserTool {
             timeout: Duration::from_secs(timeout),
             cancel: call.ctx().cancel_token(),
             supervised: launched.supervised,
+            live: Some(call),
         })
         .map_err(|error| spawn_error(&self.def.command[0], &error))?;
         // A user tool's output is JSON for the model; what it created is
         // removed all the same.
         let _ = launched.undo_protected();
-        let stderr_hint = || {
-            let text = finished.stderr.text.trim();
-            if text.is_empty() {
-                String::new()
-            } else {
-                format!("; stderr: {text}")
+        let code = finished.ending.exit_code();
+        Ok(match read_result(name, timeout, &finished) {
+            Ok(output) => output.with_exit_code(code),
+            Err(error) => {
+                let status = match finished.ending.status() {
+                    CallStatus::Ok => CallStatus::Failed,
+                    stopped => stopped,
+                };
+                ToolOutput::error(&error)
+                    .with_status(status)
+                    .with_exit_code(code)
             }
-        };
-        match finished.ending {
-            Ending::Exited(0) => {}
-            Ending::TimedOut => {
-                return Err(ToolError::failed(
-                    format!("user tool `{name}` timed out after {timeout} s and was killed"),
-                    "try smaller input, or ask the user to raise timeoutSec in tools.json",
-                ));
-            }
-            other => {
-                return Err(ToolError::failed(
-                    format!(
-                        "user tool `{name}` failed with exit code {}{}",
-                        other.exit_code(),
-                        stderr_hint()
-                    ),
-                    "check the arguments against the tool's schema, or report the failure to the user",
-                ));
-            }
+        })
+    }
+}
+
+/// The one JSON value a user tool printed, or why there is none.
+fn read_result(name: &str, timeout: u64, finished: &Finished) -> Result<ToolOutput, ToolError> {
+    let stderr_hint = || {
+        let text = finished.stderr.text.trim();
+        if text.is_empty() {
+            String::new()
+        } else {
+            format!("; stderr: {text}")
         }
-        if finished.stdout.truncated {
+    };
+    match finished.ending {
+        Ending::Exited(0) => {}
+        Ending::TimedOut => {
             return Err(ToolError::failed(
-                format!(
-                    "user tool `{name}` printed more output than oy keeps ({} bytes)",
-                    process::STREAM_LIMIT.max_bytes
-                ),
-                "ask for less data, or ask the user to make the tool's output smaller",
+                format!("user tool `{name}` timed out after {timeout} s and was killed"),
+                "try smaller input, or ask the user to raise timeoutSec in tools.json",
             ));
         }
-        let value: Value = serde_json::from_str(finished.stdout.text.trim()).map_err(|error| {
-            ToolError::failed(
+        other => {
+            return Err(ToolError::failed(
                 format!(
-                    "user tool `{name}` did not print one JSON value on stdout ({error}){}",
+                    "user tool `{name}` failed with exit code {}{}",
+                    other.exit_code(),
                     stderr_hint()
                 ),
-                "report this to the user: the tool in tools.json must print JSON",
-            )
-        })?;
-        Ok(ToolOutput::ok(value.to_string()))
+                "check the arguments against the tool's schema, or report the failure to the user",
+            ));
+        }
     }
+    if finished.stdout.truncated {
+        return Err(ToolError::failed(
+            format!(
+                "user tool `{name}` printed more output than oy keeps ({} bytes)",
+                process::STREAM_LIMIT.max_bytes
+            ),
+            "ask for less data, or ask the user to make the tool's output smaller",
+        ));
+    }
+    let value: Value = serde_json::from_str(finished.stdout.text.trim()).map_err(|error| {
+        ToolError::failed(
+            format!(
+                "user tool `{name}` did not print one JSON value on stdout ({error}){}",
+                stderr_hint()
+            ),
+            "report this to the user: the tool in tools.json must print JSON",
+        )
+    })?;
+    Ok(ToolOutput::ok(value.to_string()))
 }
 
 /// The arguments must be an object holding every required field.

@@ -15,6 +15,7 @@ mod child_env_table;
 mod policy_ceiling;
 mod tools_bash;
 mod tools_child_env;
+mod tools_events;
 mod tools_exec;
 mod tools_files;
 mod tools_limit;
