@@ -5,7 +5,7 @@
 //! lines it hides and pages through all of them on `v`, and a no can carry
 //! a reason for the model.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use oy_tools::{Answer, ApprovalRequest, Approver, Asker, Preview, Reply};
 
@@ -85,7 +85,7 @@ fn text_of(bytes: &[u8]) -> String {
 const MAX_ANSWER_BYTES: usize = 4096;
 
 /// Rows and columns of the terminal on stderr, when it says.
-fn screen_size() -> Option<(usize, usize)> {
+pub(crate) fn screen_size() -> Option<(usize, usize)> {
     rustix::termios::tcgetwinsize(rustix::stdio::stderr())
         .ok()
         .map(|size| (usize::from(size.ws_row), usize::from(size.ws_col)))
@@ -147,7 +147,7 @@ fn visible_lines(text: &str) -> Vec<String> {
         .map(|c| match c {
             '\n' | '\t' | ' ' => c.to_string(),
             // Other spaces (NBSP, U+3000) look blank but are words to a shell.
-            c if c.is_control() || is_invisible(c) || c.is_whitespace() => {
+            c if oy_term::is_unsafe_char(c) || c.is_control() || c.is_whitespace() => {
                 c.escape_unicode().to_string()
             }
             c => c.to_string(),
@@ -253,31 +253,6 @@ fn parse_answer(answer: Option<&str>) -> Said {
     Said::No((!reason.is_empty()).then(|| reason.to_owned()))
 }
 
-/// Characters that change how text is laid out without being seen.
-pub(crate) fn is_invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
-}
-
-/// Colours one line of a unified diff (already made visible) for a
-/// terminal, unless `NO_COLOR` is set: additions green, removals red, hunk
-/// headers cyan.
-fn color_diff(line: &str) -> String {
-    let style = crate::render::Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
-    if line.starts_with("+++") || line.starts_with("---") {
-        style.paint("1", line)
-    } else if line.starts_with('+') {
-        style.green(line)
-    } else if line.starts_with('-') {
-        style.red(line)
-    } else if line.starts_with("@@") {
-        style.paint("36", line)
-    } else {
-        line.to_owned()
-    }
-}
-
 impl TerminalPrompt {
     /// Shows all of `lines`, about a screenful at a time (long lines wrap
     /// and are counted by the rows they take).
@@ -327,7 +302,17 @@ impl Approver for TerminalPrompt {
         };
         let mut lines = visible_lines(text.trim_end());
         if is_diff {
-            lines = lines.iter().map(|line| color_diff(line)).collect();
+            // One line out per line in: the windowing below counts them.
+            let color = crate::render::Style::detect(std::io::stderr().is_terminal()).enabled;
+            let options = oy_term::DiffOptions {
+                color,
+                width: 0,
+                max_lines: None,
+            };
+            lines = oy_term::render_diff(&lines.join("\n"), options)
+                .lines()
+                .map(str::to_owned)
+                .collect();
         }
         let (rows, cols) = screen_size().unwrap_or(DEFAULT_SIZE);
         let (shown, cut) = windowed(&lines, shown_budget(rows), cols);

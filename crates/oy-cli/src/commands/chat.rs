@@ -90,7 +90,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
 }
 
 pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
-    let renderer = Arc::new(Renderer::new(Output::Human));
+    let renderer = Arc::new(Renderer::new(Output::Human, false));
     let style = Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let resume = Resume::from_flags(args.resume.clone(), args.continue_);
     let history = history_file(&config)?;

@@ -22,7 +22,7 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
     } else {
         Output::Human
     };
-    let renderer = Arc::new(Renderer::new(output));
+    let renderer = Arc::new(Renderer::new(output, false));
     let resume = Resume::from_flags(args.resume.clone(), args.continue_);
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(&config).await?;

@@ -12,6 +12,7 @@
 mod mock_model;
 #[path = "../../../oy-provider/tests/support/openai_spec.rs"]
 mod openai_spec;
+mod pty;
 mod support;
 
 mod cli_approval;
@@ -26,6 +27,7 @@ mod cli_model;
 mod cli_run;
 mod cli_sandbox;
 mod cli_sandbox_git;
+mod cli_screen;
 mod cli_sessions;
 mod cli_tool;
 mod cli_tools;

@@ -143,6 +143,9 @@ struct State {
     props_n_ctx: Option<u64>,
     /// Paths the agent or the audit asked for the context window.
     window_probes: Vec<String>,
+    /// How long each prompt waits before its answer starts, as a model
+    /// that thinks.
+    delay: std::time::Duration,
 }
 
 /// A running mock; stops listening when dropped.
@@ -193,6 +196,12 @@ pub fn start_listing(wire: Wire, steps: Vec<Step>, models: Option<&[&str]>) -> M
 }
 
 impl MockModel {
+    /// Waits `delay` before answering each prompt.
+    pub fn with_delay(self, delay: std::time::Duration) -> Self {
+        self.state.lock().unwrap().delay = delay;
+        self
+    }
+
     /// Answers `GET /props` as a llama.cpp server started with `n_ctx` per slot.
     pub fn with_props(self, n_ctx: u64) -> Self {
         self.state.lock().unwrap().props_n_ctx = Some(n_ctx);
@@ -318,7 +327,11 @@ fn serve(mut stream: TcpStream, wire: Wire, state: &Mutex<State>, spec: &Recorde
             state.steps.pop_front()
         }
     };
-    let id = state.lock().unwrap().requests.len();
+    let (id, delay) = {
+        let state = state.lock().unwrap();
+        (state.requests.len(), state.delay)
+    };
+    std::thread::sleep(delay);
     let reply = match step {
         None if path != wire.path() => http(
             404,
