@@ -173,7 +173,11 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
             .write(target.path(), outcome.render().as_bytes())
             .with_context(|| format!("cannot write {out}"))?;
         let summary = outcome.summary();
-        writeln!(std::io::stdout(), "wrote {}: {summary}", terminal_line(out))?;
+        writeln!(
+            crate::stdout::lock(),
+            "wrote {}: {summary}",
+            terminal_line(out)
+        )?;
         if outcome.dropped_unverifiable > 0 {
             note(&format!(
                 "oy: dropped {} finding(s) whose evidence names a file that was not reviewed",

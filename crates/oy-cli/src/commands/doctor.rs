@@ -58,7 +58,7 @@ pub(crate) fn run(config: &Config) -> Result<Exit> {
         .enable_all()
         .build()?;
     runtime.block_on(provider(config, &mut report));
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     stdout.write_all(report.text.as_bytes())?;
     if report.blocked {
         writeln!(stdout, "\nresult: a run would fail; see the hints above")?;

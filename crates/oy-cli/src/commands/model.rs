@@ -88,7 +88,7 @@ fn show(args: &ModelArgs, models: Vec<ModelInfo>, current: Option<&str>) -> Resu
         .into_iter()
         .filter(|model| model.id.to_lowercase().contains(&filter))
         .collect();
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     if args.json {
         let items: Vec<_> = models
             .iter()

@@ -66,7 +66,7 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         // Tool output shows file contents, file names and command output
         // from the workspace; `--json` is the byte-exact form.
         let text = crate::render::terminal_safe(&output.text);
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = crate::stdout::lock();
         stdout.write_all(text.as_bytes())?;
         if !text.ends_with('\n') {
             stdout.write_all(b"\n")?;
@@ -119,7 +119,7 @@ fn print_json(output: &ToolOutput, error: Option<String>) -> Result<()> {
         "error": error,
     });
     let text = crate::json_text::json_text(&value, false)?;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     writeln!(stdout, "{text}")?;
     Ok(())
 }

@@ -23,6 +23,7 @@ mod cli_config;
 mod cli_doctor;
 mod cli_help;
 mod cli_model;
+mod cli_pipes;
 mod cli_run;
 mod cli_sandbox;
 mod cli_sandbox_git;
