@@ -89,9 +89,16 @@ fn raw_arguments(registry: &oy_tools::Registry, args: &ToolArgs) -> Result<Strin
         None => Ok("{}".to_owned()),
         Some("-") => {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read arguments from stdin")?;
+            match std::io::stdin().read_to_string(&mut text) {
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(UsageError::new(
+                        "the arguments on stdin are not valid UTF-8\nhint: tool arguments are JSON text (or a patch's text)",
+                    )
+                    .into());
+                }
+                Err(error) => return Err(error).context("cannot read arguments from stdin"),
+            }
             if text.trim_start().starts_with('{') {
                 return Ok(text);
             }
