@@ -13,6 +13,7 @@ mod commands;
 mod config;
 mod exit;
 mod json_text;
+mod lone_word;
 mod private_dir;
 mod provider_setup;
 mod render;

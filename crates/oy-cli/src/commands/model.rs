@@ -141,12 +141,8 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
     }
     match listed {
         Ok(models) if !models.is_empty() && !models.iter().any(|model| model.id == id) => {
-            let close: Vec<&str> = models
-                .iter()
-                .map(|model| model.id.as_str())
-                .filter(|other| other.contains(id) || id.contains(*other))
-                .take(5)
-                .collect();
+            let ids: Vec<&str> = models.iter().map(|model| model.id.as_str()).collect();
+            let close = crate::lone_word::closest(id, &ids);
             let mut message = format!("the provider does not list a model `{id}`");
             if !close.is_empty() {
                 message.push_str(&format!("\nhint: did you mean {}?", close.join(", ")));
