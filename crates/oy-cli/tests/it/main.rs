@@ -18,6 +18,7 @@ mod cli_approval;
 mod cli_audit;
 mod cli_audit_secrets;
 mod cli_chat;
+mod cli_chat_start;
 mod cli_completions;
 mod cli_config;
 mod cli_did_you_mean;
