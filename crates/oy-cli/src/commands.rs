@@ -112,6 +112,11 @@ fn for_agent(common: &Common) -> Result<Config> {
 
 /// Refuses a lone word that is not a task ([`crate::lone_word`]).
 fn lone_word(prompt: &[String]) -> Result<()> {
+    // Only a lone bare word needs the command names (building the
+    // grammar is work no ordinary prompt should pay for).
+    if !matches!(prompt, [word] if crate::lone_word::is_bare(word)) {
+        return Ok(());
+    }
     let mut cli = Cli::command();
     cli.build();
     let names: Vec<&str> = cli.get_subcommands().map(clap::Command::get_name).collect();

@@ -70,7 +70,7 @@ pub(crate) fn classify<'a>(words: &[String], commands: &[&'a str]) -> LoneWord<'
 }
 
 /// Letters, digits, `-` and `_` only, not starting with `-`.
-fn is_bare(word: &str) -> bool {
+pub(crate) fn is_bare(word: &str) -> bool {
     !word.is_empty()
         && !word.starts_with('-')
         && word
