@@ -67,6 +67,13 @@ fn every_command_has_examples() {
     assert!(help(&["--help"]).contains("\nExamples:\n"));
 }
 
+/// Whether `text` names `flag` anywhere (`--mode`, not `--model`).
+fn mentions(text: &str, flag: &str) -> bool {
+    text.match_indices(flag).any(|(at, _)| {
+        !text[at + flag.len()..].starts_with(|c: char| c.is_ascii_alphanumeric() || c == '-')
+    })
+}
+
 /// The long flags a help text lists.
 fn flags(text: &str) -> Vec<String> {
     text.lines()
@@ -99,6 +106,15 @@ fn each_command_lists_only_the_flags_that_apply_to_it() {
             );
         }
     };
+    // Not mentioned at all, in the flags or the notes.
+    let sessions = help(&["sessions", "--help"]);
+    for flag in ["--mode", "--network", "--sandbox"] {
+        assert!(!mentions(&sessions, flag), "oy sessions --help: {flag}");
+    }
+    let audit = help(&["audit", "--help"]);
+    for flag in ["--mode", "--sandbox", "--env-allow"] {
+        assert!(!mentions(&audit, flag), "oy audit --help: {flag}");
+    }
     let policy = [
         "--mode",
         "--network",
