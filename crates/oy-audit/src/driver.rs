@@ -356,20 +356,15 @@ fn carried(text: &str) -> Vec<Finding> {
         .collect()
 }
 
-/// Refuses a root that is the filesystem's or the home directory itself:
-/// run there by accident, an audit would walk (and could send) everything
-/// the person owns.
+/// Refuses a root that is the filesystem's or the home directory itself
+/// ([`oy_boundary::BroadRoot`]): run there by accident, an audit would
+/// walk (and could send) everything the person owns.
 fn check_root(root: &Path, home: Option<&Path>) -> Result<(), AuditError> {
-    let same = |a: &Path, b: &Path| a.components().eq(b.components());
-    let what = if root.parent().is_none() {
-        "the filesystem's root"
-    } else if home.is_some_and(|home| same(root, home)) {
-        "the home directory"
-    } else {
-        return Ok(());
-    };
-    Err(AuditError::BroadRoot {
-        root: root.to_path_buf(),
-        what,
-    })
+    match oy_boundary::BroadRoot::of(root, home) {
+        Some(broad) => Err(AuditError::BroadRoot {
+            root: root.to_path_buf(),
+            what: broad.what(),
+        }),
+        None => Ok(()),
+    }
 }

@@ -12,7 +12,8 @@
 //! reads, text/binary detection, atomic writes, append, rename, remove,
 //! protected paths (names and directories no change may touch), the
 //! gitignore-aware walker (and opening walked files by its directory
-//! handles) and missing-path suggestions. Failures are [`BoundaryError`]s
+//! handles), missing-path suggestions, and whether a root is too broad to
+//! work in ([`BroadRoot`]). Failures are [`BoundaryError`]s
 //! with the path and a typed reason; an escape is always
 //! [`BoundaryError::Escape`], also when a race made the kernel refuse it.
 //!
@@ -23,6 +24,7 @@
 //! synchronous; async callers run it on a blocking thread.
 
 mod atomic;
+mod breadth;
 mod error;
 mod lines;
 mod metadata;
@@ -38,6 +40,7 @@ mod walk_rules;
 mod workspace;
 mod write;
 
+pub use breadth::BroadRoot;
 pub use error::{BoundaryError, EscapeRoute, InvalidPathReason, Result};
 pub use lines::{Line, LineSlice, LineWindow};
 pub use metadata::{FileKind, Metadata};

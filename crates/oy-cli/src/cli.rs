@@ -16,11 +16,9 @@ use clap::{Args, Parser, Subcommand};
     after_help = MAIN_EXAMPLES
 )]
 pub(crate) struct Cli {
-    #[command(flatten)]
-    pub(crate) common: Common,
     /// `oy "PROMPT"` is `oy run "PROMPT"`.
     #[command(flatten)]
-    pub(crate) run: RunArgs,
+    pub(crate) run: RunCommand,
     #[command(subcommand)]
     pub(crate) command: Option<Command>,
 }
@@ -33,56 +31,167 @@ Examples:
   oy chat                                   interactive session (/help inside)
   oy doctor                                 check provider, credentials and paths
 
+A lone word is not sent as a prompt: `oy dcotor` asks whether you meant
+`oy doctor`, and `oy frobnicate` says to use `oy run frobnicate`. Only a few
+one-word tasks go through as they are (explain, fix, test, review…).
+Each command's flags come after its name: `oy doctor --help` lists them.
+
 Exit codes: 0 done, 1 failed, 2 usage or config error, 3 stopped by policy, 130 interrupted.";
 
-/// Flags every command accepts.
-#[derive(Debug, Args)]
+/// The flags behind [`crate::config::Config`], as one command gave them;
+/// a command without a flag leaves it unset (the config file and the
+/// defaults decide).
+#[derive(Debug, Default)]
 pub(crate) struct Common {
-    /// Workspace root (default: the current directory, never the git root).
-    #[arg(long, global = true, env = "OY_ROOT", value_name = "DIR")]
     pub(crate) root: Option<PathBuf>,
+    pub(crate) mode: Option<String>,
+    pub(crate) network: Option<String>,
+    pub(crate) sandbox: Option<String>,
+    pub(crate) env_allow: Vec<String>,
+    pub(crate) trust_tools: bool,
+    pub(crate) model: Option<String>,
+    pub(crate) provider: Option<String>,
+    pub(crate) wire_api: Option<String>,
+}
+
+/// `--root`: every command that works in a workspace.
+#[derive(Debug, Args, Default)]
+pub(crate) struct RootFlag {
+    /// Workspace root (default: the current directory, never the git root).
+    #[arg(long, env = "OY_ROOT", value_name = "DIR")]
+    pub(crate) root: Option<PathBuf>,
+}
+
+/// `--mode` and `--network`: which tools are offered and which ask.
+#[derive(Debug, Args, Default)]
+pub(crate) struct PolicyFlags {
     /// Safety mode: default|ask, plan|read, accept-edits|edit, auto-approve|auto.
-    #[arg(long, global = true, env = "OY_MODE", value_name = "MODE")]
+    #[arg(long, env = "OY_MODE", value_name = "MODE")]
     pub(crate) mode: Option<String>,
     /// Network tools: allow, ask or deny (default: from the mode).
-    #[arg(long, global = true, value_name = "POLICY")]
+    #[arg(long, value_name = "POLICY")]
     pub(crate) network: Option<String>,
+}
+
+/// `--sandbox` and `--env-allow`: how commands run.
+#[derive(Debug, Args, Default)]
+pub(crate) struct CommandFlags {
     /// Kernel sandbox for commands: on (default) or off (commands then run
     /// with your full authority).
-    #[arg(long, global = true, value_name = "on|off")]
+    #[arg(long, value_name = "on|off")]
     pub(crate) sandbox: Option<String>,
     /// Pass this credential-like environment variable to commands anyway
     /// (repeatable; also OY_ENV_ALLOW=NAME,NAME).
     #[arg(
         long = "env-allow",
-        global = true,
         value_name = "NAME",
         value_delimiter = ',',
         env = "OY_ENV_ALLOW"
     )]
     pub(crate) env_allow: Vec<String>,
+}
+
+/// `--trust-tools`: commands that load the workspace's tools.
+#[derive(Debug, Args, Default)]
+pub(crate) struct TrustFlag {
     /// Trust the workspace's .oy/tools.json as it is now (remembered by its
     /// SHA-256; an edited file must be trusted again).
-    #[arg(long = "trust-tools", global = true)]
+    #[arg(long = "trust-tools")]
     pub(crate) trust_tools: bool,
+}
+
+/// `--model`, `--provider`, `--wire-api`: commands that talk to a model.
+#[derive(Debug, Args, Default)]
+pub(crate) struct ProviderFlags {
     /// Model id (also OY_MODEL; default from the config file, saved by `oy model --set`).
-    #[arg(long, global = true, env = "OY_MODEL", value_name = "ID")]
+    #[arg(long, env = "OY_MODEL", value_name = "ID")]
     pub(crate) model: Option<String>,
     /// Provider name from the config file, or openai, bedrock, ollama,
     /// llamacpp, lmstudio (default: the config's, else found from the environment).
-    #[arg(long, global = true, env = "OY_PROVIDER", value_name = "NAME")]
+    #[arg(long, env = "OY_PROVIDER", value_name = "NAME")]
     pub(crate) provider: Option<String>,
     /// OpenAI-compatible wire API: chat or responses (also OY_WIRE_API).
-    #[arg(
-        long = "wire-api",
-        global = true,
-        env = "OY_WIRE_API",
-        value_name = "API"
-    )]
+    #[arg(long = "wire-api", env = "OY_WIRE_API", value_name = "API")]
     pub(crate) wire_api: Option<String>,
 }
 
-/// Flags of a task run (`oy run`, `oy "PROMPT"`, and `oy chat` where they apply).
+impl Common {
+    pub(crate) fn root(mut self, flag: &RootFlag) -> Self {
+        self.root.clone_from(&flag.root);
+        self
+    }
+
+    pub(crate) fn policy(mut self, flags: &PolicyFlags) -> Self {
+        self.mode.clone_from(&flags.mode);
+        self.network.clone_from(&flags.network);
+        self
+    }
+
+    pub(crate) fn commands(mut self, flags: &CommandFlags) -> Self {
+        self.sandbox.clone_from(&flags.sandbox);
+        self.env_allow.clone_from(&flags.env_allow);
+        self
+    }
+
+    pub(crate) fn trust(mut self, flag: &TrustFlag) -> Self {
+        self.trust_tools = flag.trust_tools;
+        self
+    }
+
+    pub(crate) fn provider(mut self, flags: &ProviderFlags) -> Self {
+        self.model.clone_from(&flags.model);
+        self.provider.clone_from(&flags.provider);
+        self.wire_api.clone_from(&flags.wire_api);
+        self
+    }
+}
+
+/// Every flag a session with the model takes: `oy run`, `oy "PROMPT"`
+/// and `oy chat`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct AgentFlags {
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) policy: PolicyFlags,
+    #[command(flatten)]
+    pub(crate) commands: CommandFlags,
+    #[command(flatten)]
+    pub(crate) trust: TrustFlag,
+    #[command(flatten)]
+    pub(crate) provider: ProviderFlags,
+}
+
+impl AgentFlags {
+    pub(crate) fn common(&self) -> Common {
+        Common::default()
+            .root(&self.root)
+            .policy(&self.policy)
+            .commands(&self.commands)
+            .trust(&self.trust)
+            .provider(&self.provider)
+    }
+}
+
+/// `--max-turns N`: at least one request, or nothing could happen.
+fn max_turns(text: &str) -> Result<u32, String> {
+    match text.parse::<u32>() {
+        Ok(0) => Err("must be at least 1: every turn needs a model request".to_owned()),
+        Ok(turns) => Ok(turns),
+        Err(error) => Err(error.to_string()),
+    }
+}
+
+/// `oy run` and `oy "PROMPT"`.
+#[derive(Debug, Args, Default)]
+pub(crate) struct RunCommand {
+    #[command(flatten)]
+    pub(crate) args: RunArgs,
+    #[command(flatten)]
+    pub(crate) flags: AgentFlags,
+}
+
+/// Flags of a task run (`oy run`, `oy "PROMPT"`).
 #[derive(Debug, Args, Default)]
 pub(crate) struct RunArgs {
     /// The task; read from stdin when absent (or `-`).
@@ -94,8 +203,8 @@ pub(crate) struct RunArgs {
     /// Print only the final answer.
     #[arg(short, long)]
     pub(crate) quiet: bool,
-    /// Most model requests in one turn before it stops (default 100).
-    #[arg(long = "max-turns", value_name = "N")]
+    /// Most model requests in one turn before it stops (default 100; at least 1).
+    #[arg(long = "max-turns", value_name = "N", value_parser = max_turns)]
     pub(crate) max_turns: Option<u32>,
     /// Continue the saved session ID (`oy sessions` lists them).
     #[arg(long, value_name = "ID", conflicts_with = "continue_")]
@@ -105,11 +214,23 @@ pub(crate) struct RunArgs {
     pub(crate) continue_: bool,
 }
 
-/// Flags of `oy chat`.
+/// `oy chat`.
 #[derive(Debug, Args)]
+pub(crate) struct ChatCommand {
+    #[command(flatten)]
+    pub(crate) args: ChatArgs,
+    #[command(flatten)]
+    pub(crate) flags: AgentFlags,
+}
+
+/// Flags of `oy chat`.
+#[derive(Debug, Args, Default)]
 pub(crate) struct ChatArgs {
-    /// Most model requests in one turn before it stops (default 100).
-    #[arg(long = "max-turns", value_name = "N")]
+    /// The first message, sent as the chat's first turn.
+    #[arg(value_name = "MESSAGE")]
+    pub(crate) prompt: Vec<String>,
+    /// Most model requests in one turn before it stops (default 100; at least 1).
+    #[arg(long = "max-turns", value_name = "N", value_parser = max_turns)]
     pub(crate) max_turns: Option<u32>,
     /// Continue the saved session ID.
     #[arg(long, value_name = "ID", conflicts_with = "continue_")]
@@ -118,6 +239,61 @@ pub(crate) struct ChatArgs {
     #[arg(long = "continue", id = "continue_")]
     pub(crate) continue_: bool,
 }
+
+const RUN_EXAMPLES: &str = "\
+Examples:
+  oy run \"explain what src/main.rs does\"     one task; changes and commands ask first
+  oy run --mode edit \"fix the failing test\"  let it edit files; commands still ask
+  echo \"summarise the README\" | oy run -q   prompt on stdin, print only the answer
+  oy run --json \"list the TODOs\" > events.jsonl
+  oy run --continue \"now add a test\"         continue this workspace's last session
+
+Exit codes: 0 done, 1 failed, 2 usage or config error, 3 stopped by policy, 130 interrupted.";
+
+const CHAT_EXAMPLES: &str = "\
+Examples:
+  oy chat                              start an interactive session
+  oy chat \"where is the config read?\"  start with this as the first turn
+  oy chat --mode plan                  research only: no file changes, no commands
+  oy chat --continue                   pick up this workspace's last session
+
+Inside: /help lists the commands; Ctrl-C cancels a turn, Ctrl-D quits.
+A chat in which nothing was said is not saved.";
+
+const MODEL_EXAMPLES: &str = "\
+Examples:
+  oy model                      the provider's models, the default marked *
+  oy model llama                only ids containing `llama`
+  oy model --set gpt-4.1-mini   save the default model in the config file
+  oy model --provider ollama --json";
+
+const DOCTOR_EXAMPLES: &str = "\
+Examples:
+  oy doctor                        everything a run here would use, with hints
+  oy doctor --provider ollama      check another provider
+  oy doctor --root ~/src/project   check another workspace
+
+It reports a malformed config file as a problem and goes on. Exit codes:
+0 ready, 1 a run would fail (see the hints), 2 usage error.";
+
+const SESSIONS_EXAMPLES: &str = "\
+Examples:
+  oy sessions               this workspace's sessions, newest first
+  oy sessions --all         every workspace's
+  oy sessions --json | jq '.[0].id'
+  oy chat --resume ID       continue one (or oy run --resume ID \"…\")";
+
+const COMPLETIONS_EXAMPLES: &str = "\
+Examples:
+  oy completions bash > ~/.local/share/bash-completion/completions/oy
+  oy completions zsh > \"${fpath[1]}/_oy\"
+  oy completions fish > ~/.config/fish/completions/oy.fish";
+
+const TOOLS_EXAMPLES: &str = "\
+Examples:
+  oy tools --pretty                 the specs the default mode offers
+  oy tools --mode plan              what a research-only session sees
+  oy tools --format markdown        the reference in docs/tools.md";
 
 /// Flags of `oy model`.
 #[derive(Debug, Args)]
@@ -130,6 +306,15 @@ pub(crate) struct ModelArgs {
     /// Print the list as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) provider: ProviderFlags,
+}
+
+/// Flags of `oy doctor`: whatever changes what it reports.
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    #[command(flatten)]
+    pub(crate) flags: AgentFlags,
 }
 
 /// Flags of `oy sessions`.
@@ -141,6 +326,8 @@ pub(crate) struct SessionsArgs {
     /// Print the list as JSON.
     #[arg(long)]
     pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
 }
 
 const AUDIT_NOTES: &str = "\
@@ -210,6 +397,10 @@ pub(crate) struct AuditArgs {
     /// Chunk reviews in flight at once.
     #[arg(long, value_name = "N", default_value_t = 3)]
     pub(crate) concurrency: usize,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) provider: ProviderFlags,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -230,21 +421,28 @@ pub(crate) struct CompletionsArgs {
 #[derive(Debug, Subcommand)]
 pub(crate) enum Command {
     /// Run one task in the workspace (the prompt may come on stdin).
-    Run(RunArgs),
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunCommand),
     /// Interactive session: Ctrl-C cancels a turn, Ctrl-D quits, /help lists commands.
-    Chat(ChatArgs),
+    #[command(after_help = CHAT_EXAMPLES)]
+    Chat(ChatCommand),
     /// List the provider's models; `--set ID` saves the default.
+    #[command(after_help = MODEL_EXAMPLES)]
     Model(ModelArgs),
     /// Check configuration, provider, credentials and paths (exit 1 if a run would fail).
-    Doctor,
+    #[command(after_help = DOCTOR_EXAMPLES)]
+    Doctor(DoctorArgs),
     /// List saved sessions (resume one with `oy run --resume ID` or `oy chat --resume ID`).
+    #[command(after_help = SESSIONS_EXAMPLES)]
     Sessions(SessionsArgs),
     /// Review the repository for security and correctness issues (no tools; writes ISSUES.md).
     #[command(after_help = AUDIT_NOTES)]
     Audit(AuditArgs),
     /// Print shell completions (bash, zsh, fish, elvish, powershell).
+    #[command(after_help = COMPLETIONS_EXAMPLES)]
     Completions(CompletionsArgs),
     /// Print the tool specs the model would see in a mode, as a JSON array.
+    #[command(after_help = TOOLS_EXAMPLES)]
     Tools(ToolsArgs),
     /// Run one tool call exactly as if the model had made it.
     #[command(after_help = TOOL_EXAMPLES)]
@@ -275,6 +473,12 @@ pub(crate) struct SandboxArgs {
     /// The command and its arguments (after `--`).
     #[arg(last = true, value_name = "CMD")]
     pub(crate) command: Vec<std::ffi::OsString>,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) policy: PolicyFlags,
+    #[command(flatten)]
+    pub(crate) commands: CommandFlags,
 }
 
 const TOOL_EXAMPLES: &str = "\
@@ -294,6 +498,12 @@ pub(crate) struct ToolsArgs {
     /// Output format: json (what the model sees) or markdown (docs/tools.md).
     #[arg(long, value_enum, default_value_t = ToolsFormat::Json)]
     pub(crate) format: ToolsFormat,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) policy: PolicyFlags,
+    #[command(flatten)]
+    pub(crate) trust: TrustFlag,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -314,4 +524,12 @@ pub(crate) struct ToolArgs {
     /// Keep tool state (read-before-write records, todos) in this named session.
     #[arg(long, value_name = "NAME")]
     pub(crate) session: Option<String>,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) policy: PolicyFlags,
+    #[command(flatten)]
+    pub(crate) commands: CommandFlags,
+    #[command(flatten)]
+    pub(crate) trust: TrustFlag,
 }

@@ -13,12 +13,14 @@ mod commands;
 mod config;
 mod exit;
 mod json_text;
+mod lone_word;
 mod private_dir;
 mod provider_setup;
 mod render;
 mod report;
 mod signals;
 mod state_store;
+mod stdout;
 mod user_tools;
 
 pub use config::Config;
@@ -45,6 +47,8 @@ pub fn main_with_args(args: impl IntoIterator<Item = OsString>) -> ExitCode {
     };
     match commands::run(cli) {
         Ok(exit) => exit.into(),
+        // `oy tools | head`: the reader has what it wanted.
+        Err(error) if stdout::is_closed(&error) => Exit::Ok.into(),
         Err(error) => {
             report(&error);
             if error.downcast_ref::<exit::UsageError>().is_some() {

@@ -41,8 +41,15 @@ pub(crate) fn cli_error(error: ConnectError) -> anyhow::Error {
     let mut hints = error.hints();
     match error {
         ConnectError::Provider(error) => return error.into(),
-        ConnectError::NoProvider => hints
-            .push("or add [providers.NAME] to the config file and pass --provider NAME".to_owned()),
+        ConnectError::NoProvider => {
+            hints.push(
+                "or add [providers.NAME] to the config file and pass --provider NAME".to_owned(),
+            );
+            hints.push("run `oy doctor` to see what oy looked for".to_owned());
+        }
+        ConnectError::NoAwsCredentials { .. } | ConnectError::AwsCredentials { .. } => {
+            hints.push("or choose another provider with --provider NAME".to_owned());
+        }
         ConnectError::NoModel { .. } => {
             text.push_str(": pass --model ID or set OY_MODEL");
             hints.push(
@@ -77,7 +84,8 @@ mod tests {
              hint: set OPENAI_API_KEY (OpenAI) or OPENAI_BASE_URL (any OpenAI-compatible server)\n\
              hint: or configure AWS credentials (AWS_PROFILE, ~/.aws/credentials) for Bedrock\n\
              hint: or start a local server: Ollama (port 11434), llama.cpp (8080), LM Studio (1234)\n\
-             hint: or add [providers.NAME] to the config file and pass --provider NAME"
+             hint: or add [providers.NAME] to the config file and pass --provider NAME\n\
+             hint: run `oy doctor` to see what oy looked for"
         );
         assert_eq!(
             text(ConnectError::NoModel {
@@ -96,6 +104,24 @@ mod tests {
             "provider `gw` needs an API key in GW_KEY, which is not set\n\
              hint: export GW_KEY=… (the key is never written to disk by oy)"
         );
+    }
+
+    #[test]
+    fn missing_aws_credentials_are_one_line_and_hints() {
+        let said = text(ConnectError::NoAwsCredentials {
+            looked: "environment variables, profile `default`".to_owned(),
+        });
+        let mut lines = said.lines();
+        assert_eq!(
+            lines.next(),
+            Some("no AWS credentials found: looked in environment variables, profile `default`")
+        );
+        let hints: Vec<&str> = lines.collect();
+        assert!(
+            hints.iter().all(|line| line.starts_with("hint: ")),
+            "{said}"
+        );
+        assert!(hints.last().unwrap().contains("--provider NAME"), "{said}");
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! which is reached at its own endpoint, never at the runtime's.
 
 mod converse;
+mod credentials;
 mod decode;
 mod endpoints;
 mod errors;
@@ -30,6 +31,7 @@ use aws_sdk_bedrockruntime::primitives::event_stream::EventReceiver;
 use aws_sdk_bedrockruntime::types::ConverseStreamOutput;
 use aws_sdk_bedrockruntime::types::error::ConverseStreamOutputError;
 pub use aws_types::SdkConfig;
+pub(crate) use credentials::{CredentialProblem, resolve as resolve_credentials};
 pub use endpoints::BedrockEndpoints;
 
 use crate::error::{ErrorKind, ProviderError};

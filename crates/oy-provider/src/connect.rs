@@ -23,7 +23,7 @@ use std::time::Duration;
 
 pub use build::{AwsConfig, AwsSettings, build_provider};
 pub use choice::{Backend, BedrockChoice, Choice, choose_provider};
-pub use env::ProviderEnv;
+pub use env::{AwsPlaces, ProviderEnv};
 pub use error::ConnectError;
 pub use model_choice::{DEFAULT_BEDROCK_MODEL, DEFAULT_OPENAI_MODEL, ModelChoice, choose_model};
 pub use table::{ProviderKind, ProviderTable, WireApi};

@@ -43,9 +43,10 @@ pub use autodetect::{
 #[cfg(feature = "bedrock")]
 pub use bedrock::{BedrockConfig, BedrockEndpoints, BedrockProvider, SdkConfig};
 pub use connect::{
-    AwsConfig, AwsSettings, Backend, BedrockChoice, Choice, ConnectError, ConnectSettings,
-    Connected, DEFAULT_BEDROCK_MODEL, DEFAULT_OPENAI_MODEL, ModelChoice, ProviderEnv, ProviderKind,
-    ProviderTable, Sourced, WireApi, build_provider, choose_model, choose_provider, connect,
+    AwsConfig, AwsPlaces, AwsSettings, Backend, BedrockChoice, Choice, ConnectError,
+    ConnectSettings, Connected, DEFAULT_BEDROCK_MODEL, DEFAULT_OPENAI_MODEL, ModelChoice,
+    ProviderEnv, ProviderKind, ProviderTable, Sourced, WireApi, build_provider, choose_model,
+    choose_provider, connect,
 };
 pub use error::{ErrorKind, ProviderError};
 pub use model::{

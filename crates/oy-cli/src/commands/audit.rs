@@ -74,7 +74,7 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
     let inclusions = Inclusion::of(&options.collect);
     options.command = command_line(args, &inclusions, &[]);
     options.inclusion_option = |inclusion| Some(flag(inclusion));
-    options.home = std::env::var_os("HOME").map(|home| canonical(home.into()));
+    options.home.clone_from(&config.home);
     options.root_named = config.root_named;
     let collecting = Collecting::new();
     let prepared = oy_audit::prepare(&workspace, options, &|p| collecting.update(p));
@@ -173,7 +173,11 @@ pub(crate) fn run(config: &Config, args: &AuditArgs) -> Result<Exit> {
             .write(target.path(), outcome.render().as_bytes())
             .with_context(|| format!("cannot write {out}"))?;
         let summary = outcome.summary();
-        writeln!(std::io::stdout(), "wrote {}: {summary}", terminal_line(out))?;
+        writeln!(
+            crate::stdout::lock(),
+            "wrote {}: {summary}",
+            terminal_line(out)
+        )?;
         if outcome.dropped_unverifiable > 0 {
             note(&format!(
                 "oy: dropped {} finding(s) whose evidence names a file that was not reviewed",
@@ -236,16 +240,6 @@ fn command_line(args: &AuditArgs, inclusions: &[Inclusion], excludes: &[String])
             .map(|&inclusion| flag(inclusion).to_owned()),
     );
     parts.join(" ")
-}
-
-/// `path` with links resolved, as the workspace's root is: a home reached
-/// through a link is still the home.
-#[expect(
-    clippy::disallowed_methods,
-    reason = "resolving the home directory's name, nothing is opened"
-)]
-fn canonical(path: std::path::PathBuf) -> std::path::PathBuf {
-    std::fs::canonicalize(&path).unwrap_or(path)
 }
 
 fn note(text: &str) {

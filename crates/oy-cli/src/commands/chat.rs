@@ -98,8 +98,11 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
+    // `oy chat "first message"`: the first turn, before the prompt.
+    let mut first = Some(args.prompt.join(" ")).filter(|text| !text.trim().is_empty());
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(&config).await?;
+        let mut provider = Arc::clone(&connected.provider);
         let mut built = build(
             &config,
             connected,
@@ -119,9 +122,15 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             ),
         );
         loop {
-            interrupts.set_idle(true);
-            let line = read_input(&mut editor);
-            interrupts.set_idle(false);
+            let line = match first.take() {
+                Some(message) => Ok(Some(message)),
+                None => {
+                    interrupts.set_idle(true);
+                    let line = read_input(&mut editor);
+                    interrupts.set_idle(false);
+                    line
+                }
+            };
             let line = match line {
                 Ok(Some(line)) => line,
                 Ok(None) => break,
@@ -153,6 +162,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                         continue;
                     };
                     let connected = crate::provider_setup::connect(&config).await?;
+                    provider = Arc::clone(&connected.provider);
                     match build(
                         &config,
                         connected,
@@ -172,6 +182,10 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                     }
                     continue;
                 }
+                ChatInput::Model(Some(id)) => {
+                    switch_model(&mut built.agent, provider.as_ref(), &id, style).await;
+                    continue;
+                }
                 other => {
                     command(&config, &mut built, other, style).await;
                     continue;
@@ -186,7 +200,9 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             }
             if interrupts.terminate_requested() {
                 // SIGTERM or SIGHUP: the turn was cancelled; end the program.
-                let _ = built.agent.save().await;
+                if !built.agent.history().is_empty() {
+                    let _ = built.agent.save().await;
+                }
                 return Ok(Exit::Interrupted);
             }
             if built.cancel.is_cancelled() {
@@ -194,15 +210,18 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 interrupts.rearm();
             }
         }
-        let _ = built.agent.save().await;
-        say_styled(
-            |text| style.dim(text),
-            &format!(
-                "session {} saved · oy chat --resume {}",
-                built.agent.session_id(),
-                built.agent.session_id()
-            ),
-        );
+        // A chat in which nothing was said leaves no session behind.
+        if !built.agent.history().is_empty() {
+            let _ = built.agent.save().await;
+            say_styled(
+                |text| style.dim(text),
+                &format!(
+                    "session {} saved · oy chat --resume {}",
+                    built.agent.session_id(),
+                    built.agent.session_id()
+                ),
+            );
+        }
         Ok(Exit::Ok)
     })
 }
@@ -264,10 +283,6 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
             Err(error) => say_styled(|text| style.yellow(text), &error.to_string()),
         },
         ChatInput::Model(None) => say(&format!("model {}", agent.model())),
-        ChatInput::Model(Some(id)) => {
-            agent.set_model(id);
-            say(&format!("model {}", agent.model()));
-        }
         ChatInput::Compact => match agent.compact().await {
             Ok(()) => {}
             Err(error) => say_styled(|text| style.red(text), &format!("oy: {error}")),
@@ -275,6 +290,9 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
         ChatInput::Clear => {
             agent.clear();
             say("conversation cleared");
+        }
+        ChatInput::Save if agent.history().is_empty() => {
+            say("nothing to save yet: a session is saved once something is said");
         }
         ChatInput::Save => match agent.save().await {
             Ok(()) => say(&format!("saved session {}", agent.session_id())),
@@ -330,6 +348,49 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
         }
         _ => {}
     }
+}
+
+/// How long `/model ID` waits for the provider's list before switching
+/// unchecked.
+const MODEL_LIST_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(3);
+
+/// `/model ID`: switches when the provider lists `id`, or when no list can
+/// be had (saying so); refuses a name the list lacks, with the closest.
+async fn switch_model(
+    agent: &mut Agent,
+    provider: &dyn oy_provider::Provider,
+    id: &str,
+    style: Style,
+) {
+    match tokio::time::timeout(MODEL_LIST_TIMEOUT, provider.list_models()).await {
+        Ok(Ok(models)) if !models.is_empty() && !models.iter().any(|model| model.id == id) => {
+            let ids: Vec<&str> = models.iter().map(|model| model.id.as_str()).collect();
+            let mut message = format!(
+                "the provider does not list a model `{id}`; still {}",
+                agent.model()
+            );
+            let close = crate::lone_word::closest(id, &ids);
+            if !close.is_empty() {
+                message.push_str(&format!("\ndid you mean {}?", close.join(", ")));
+            }
+            say_styled(|text| style.yellow(text), &message);
+            return;
+        }
+        Ok(Ok(_)) => {}
+        Ok(Err(error)) => say_styled(
+            |text| style.dim(text),
+            &format!("(could not check `{id}` against the provider's list: {error})"),
+        ),
+        Err(_) => say_styled(
+            |text| style.dim(text),
+            &format!(
+                "(the provider did not list its models within {} s; `{id}` is unchecked)",
+                MODEL_LIST_TIMEOUT.as_secs()
+            ),
+        ),
+    }
+    agent.set_model(id);
+    say(&format!("model {}", agent.model()));
 }
 
 fn history_file(config: &Config) -> Result<Option<PathBuf>> {

@@ -1,6 +1,9 @@
 //! `oy doctor`: what a run would use (config files, workspace, mode,
-//! provider, credentials, model, shell) and whether it would work. Each
-//! problem gets a `hint:` line; exit 1 when something blocks a run.
+//! provider, credentials, model, shell, a writable data directory) and
+//! whether it would work. Each problem gets a `hint:` line; exit 1 when
+//! something blocks a run. A config file that does not parse is one of
+//! those problems: the config is resolved leniently so the other checks
+//! still run.
 
 use std::fmt::Write as _;
 use std::io::Write as _;
@@ -10,7 +13,8 @@ use std::time::Duration;
 use anyhow::Result;
 use oy_boundary::Workspace;
 
-use crate::config::Config;
+use crate::cli::Common;
+use crate::config::{Config, ConfigProblem};
 use crate::exit::Exit;
 use crate::provider_setup::{self, cli_error};
 use crate::render::terminal_line;
@@ -50,15 +54,17 @@ impl Report {
     }
 }
 
-pub(crate) fn run(config: &Config) -> Result<Exit> {
+pub(crate) fn run(common: &Common) -> Result<Exit> {
+    let (config, problems) = Config::resolve_lenient(common)?;
+    let config = &config;
     let mut report = Report::default();
     report.line("oy", env!("CARGO_PKG_VERSION"));
-    paths(config, &mut report);
+    paths(config, &problems, &mut report);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
     runtime.block_on(provider(config, &mut report));
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     stdout.write_all(report.text.as_bytes())?;
     if report.blocked {
         writeln!(stdout, "\nresult: a run would fail; see the hints above")?;
@@ -69,8 +75,12 @@ pub(crate) fn run(config: &Config) -> Result<Exit> {
     }
 }
 
-fn paths(config: &Config, report: &mut Report) {
+fn paths(config: &Config, problems: &[ConfigProblem], report: &mut Report) {
+    let problem = |what: &str| problems.iter().find(|problem| problem.what == what);
     match &config.settings.config_file {
+        _ if let Some(problem) = problem("config file") => {
+            report.blocker(problem.what, &problem.message, &[problem.hint]);
+        }
         Some((path, true)) => report.line("config file", format!("{} (loaded)", path.display())),
         Some((path, false)) => report.line(
             "config file",
@@ -89,6 +99,13 @@ fn paths(config: &Config, report: &mut Report) {
     let workspace = match Workspace::open(&config.root) {
         Ok(workspace) => {
             report.line("workspace", workspace.root().display());
+            if let Some(warning) = config.broad_root() {
+                let mut lines = warning.lines();
+                report.line("", format!("warning: {}", lines.next().unwrap_or_default()));
+                for line in lines {
+                    report.hint(line.trim_start_matches("hint: "));
+                }
+            }
             Some(workspace)
         }
         Err(error) => {
@@ -101,6 +118,9 @@ fn paths(config: &Config, report: &mut Report) {
         }
     };
     match &config.settings.workspace_config {
+        _ if let Some(problem) = problem("workspace config") => {
+            report.blocker(problem.what, &problem.message, &[problem.hint]);
+        }
         Some((path, effects)) if effects.is_empty() => {
             report.line(
                 "workspace config",
@@ -125,7 +145,20 @@ fn paths(config: &Config, report: &mut Report) {
         report.line("max turns", turns);
     }
     match &config.settings.dirs.data_dir {
-        Some(dir) => report.line("data dir", format!("{} (sessions, history)", dir.display())),
+        Some(dir) => match probe_writable(dir) {
+            Ok(()) => report.line(
+                "data dir",
+                format!("{} (writable; sessions, history)", dir.display()),
+            ),
+            Err(error) => report.blocker(
+                "data dir",
+                format!("{} is not writable: {error}", dir.display()),
+                &[
+                    "sessions and the chat history are saved there: fix its permissions \
+                     (it should be yours, mode 0700), or set XDG_DATA_HOME to a writable directory",
+                ],
+            ),
+        },
         None => report.blocker(
             "data dir",
             "unknown: neither XDG_DATA_HOME nor HOME is set",
@@ -217,18 +250,22 @@ async fn provider(config: &Config, report: &mut Report) {
         report.line("wire API", wire.name());
     }
     report.line("credentials", choice.credential());
-    if choice.lacks_aws_credentials() {
-        report.hint("set AWS_PROFILE or configure ~/.aws/credentials if Bedrock calls fail");
-    }
+    // Building resolves AWS credentials: none found is a credentials
+    // problem, whatever the environment suggested.
     let built = oy_provider::build_provider(&settings, &choice, provider_setup::load_aws).await;
-    let provider = match built.map_err(cli_error) {
+    let provider = match built {
         Ok((provider, _)) => provider,
         Err(error) => {
-            let text = format!("{error:#}");
+            let label = match error {
+                oy_provider::ConnectError::NoAwsCredentials { .. }
+                | oy_provider::ConnectError::AwsCredentials { .. } => "",
+                _ => "connection",
+            };
+            let text = format!("{:#}", cli_error(error));
             let mut lines = text.lines();
             report.blocked = true;
             report.line(
-                "connection",
+                label,
                 format!("PROBLEM: {}", lines.next().unwrap_or_default()),
             );
             for line in lines {
@@ -292,6 +329,24 @@ async fn provider(config: &Config, report: &mut Report) {
             );
         }
     }
+}
+
+/// Whether oy can write in its data directory, as a run would: the
+/// directory is made (private) when missing, and a probe file created and
+/// removed in it.
+fn probe_writable(dir: &Path) -> Result<()> {
+    let dir = crate::private_dir::private_dir(dir, None)?;
+    let probe = dir.join(format!(".doctor-probe-{}", std::process::id()));
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "a probe file in oy's own data directory, outside any workspace"
+    )]
+    let written = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| std::fs::remove_file(&probe));
+    Ok(written?)
 }
 
 /// The first executable `name` in the children's `PATH`.

@@ -105,7 +105,7 @@ fn show(
         .into_iter()
         .filter(|model| model.id.to_lowercase().contains(&filter))
         .collect();
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     if args.json {
         let items: Vec<_> = models
             .iter()
@@ -209,12 +209,8 @@ fn set(config: &Config, id: &str, listed: Result<Vec<ModelInfo>>) -> Result<Exit
     }
     match listed {
         Ok(models) if !models.is_empty() && !models.iter().any(|model| model.id == id) => {
-            let close: Vec<&str> = models
-                .iter()
-                .map(|model| model.id.as_str())
-                .filter(|other| other.contains(id) || id.contains(*other))
-                .take(5)
-                .collect();
+            let ids: Vec<&str> = models.iter().map(|model| model.id.as_str()).collect();
+            let close = crate::lone_word::closest(id, &ids);
             let mut message = format!("the provider does not list a model `{id}`");
             if !close.is_empty() {
                 message.push_str(&format!("\nhint: did you mean {}?", close.join(", ")));

@@ -70,10 +70,16 @@ fn prompt(args: &RunArgs) -> Result<String> {
         .into());
     }
     let mut text = String::new();
-    stdin
-        .lock()
-        .read_to_string(&mut text)
-        .context("cannot read the prompt from stdin")?;
+    match stdin.lock().read_to_string(&mut text) {
+        Ok(_) => {}
+        Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+            return Err(UsageError::new(
+                "the prompt on stdin is not valid UTF-8\nhint: convert it to UTF-8 first (e.g. with iconv)",
+            )
+            .into());
+        }
+        Err(error) => return Err(error).context("cannot read the prompt from stdin"),
+    }
     if text.trim().is_empty() {
         return Err(UsageError::new("the prompt on stdin is empty").into());
     }

@@ -54,7 +54,7 @@ fn report_missing(program: &std::ffi::OsStr) {
 /// The level, what is missing, and the rules, for a person to read.
 fn show(config: &Config, root: &std::path::Path, network: bool) -> Result<()> {
     let sandbox = &config.sandbox;
-    let mut out = std::io::stdout().lock();
+    let mut out = crate::stdout::lock();
     // Paths are one line each in the listing: a newline in a name must not
     // forge a rule.
     let safe = |path: &std::path::Path| crate::render::terminal_line(&path.display().to_string());

@@ -23,7 +23,7 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
         .into_iter()
         .filter(|header| args.all || header.workspace == root)
         .collect();
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     if args.json {
         writeln!(stdout, "{}", json_text(&sessions, false)?)?;
         return Ok(Exit::Ok);

@@ -66,7 +66,7 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         // Tool output shows file contents, file names and command output
         // from the workspace; `--json` is the byte-exact form.
         let text = crate::render::terminal_safe(&output.text);
-        let mut stdout = std::io::stdout().lock();
+        let mut stdout = crate::stdout::lock();
         stdout.write_all(text.as_bytes())?;
         if !text.ends_with('\n') {
             stdout.write_all(b"\n")?;
@@ -89,9 +89,16 @@ fn raw_arguments(registry: &oy_tools::Registry, args: &ToolArgs) -> Result<Strin
         None => Ok("{}".to_owned()),
         Some("-") => {
             let mut text = String::new();
-            std::io::stdin()
-                .read_to_string(&mut text)
-                .context("cannot read arguments from stdin")?;
+            match std::io::stdin().read_to_string(&mut text) {
+                Ok(_) => {}
+                Err(error) if error.kind() == std::io::ErrorKind::InvalidData => {
+                    return Err(UsageError::new(
+                        "the arguments on stdin are not valid UTF-8\nhint: tool arguments are JSON text (or a patch's text)",
+                    )
+                    .into());
+                }
+                Err(error) => return Err(error).context("cannot read arguments from stdin"),
+            }
             if text.trim_start().starts_with('{') {
                 return Ok(text);
             }
@@ -119,7 +126,7 @@ fn print_json(output: &ToolOutput, error: Option<String>) -> Result<()> {
         "error": error,
     });
     let text = crate::json_text::json_text(&value, false)?;
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     writeln!(stdout, "{text}")?;
     Ok(())
 }

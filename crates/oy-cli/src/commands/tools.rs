@@ -20,7 +20,7 @@ pub(crate) fn run(config: &Config, args: &ToolsArgs) -> Result<Exit> {
         ToolsFormat::Json => json_specs(config, &registry.all_specs(), args.pretty)?,
         ToolsFormat::Markdown => markdown(&registry.all_specs()),
     };
-    let mut stdout = std::io::stdout().lock();
+    let mut stdout = crate::stdout::lock();
     writeln!(stdout, "{}", text.trim_end())?;
     Ok(Exit::Ok)
 }

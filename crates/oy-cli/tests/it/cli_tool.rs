@@ -485,13 +485,12 @@ fn an_error_naming_a_hostile_missing_root_reaches_the_terminal_inert() {
         .arg(&missing)
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    // A named root that does not exist is a usage error.
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
     let stderr = String::from_utf8(out.stderr).expect("stderr is UTF-8: no raw 0x9b");
     assert_terminal_safe("the error", &stderr);
-    assert!(
-        stderr.starts_with("oy: error: cannot open workspace"),
-        "{stderr}"
-    );
+    assert!(stderr.starts_with("oy: error: --root "), "{stderr}");
+    assert!(stderr.contains("does not exist"), "{stderr}");
     assert!(
         stderr.contains("evil") && stderr.contains("gnp.exe"),
         "{stderr}"

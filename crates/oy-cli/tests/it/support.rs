@@ -417,3 +417,16 @@ pub fn tool_as_nobody_with(
         stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
     })
 }
+
+/// Fails when `stderr` shows a panic, a debug dump or a broken pipe.
+pub fn assert_clean(what: &str, stderr: &str) {
+    for bad in [
+        "panicked",
+        "RUST_BACKTRACE",
+        "Broken pipe",
+        "Os {",
+        "Attempted:",
+    ] {
+        assert!(!stderr.contains(bad), "{what}: {bad:?} in\n{stderr}");
+    }
+}

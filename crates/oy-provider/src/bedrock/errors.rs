@@ -176,7 +176,7 @@ where
 /// else by its own text (`failed to lookup address information: …`,
 /// `invalid peer certificate: …`). The outer layers only say "dispatch
 /// failure", "io error", "client error (Connect)".
-fn cause(error: &(dyn Error + 'static)) -> String {
+pub(crate) fn cause(error: &(dyn Error + 'static)) -> String {
     let mut innermost = error;
     while let Some(source) = innermost.source() {
         innermost = source;

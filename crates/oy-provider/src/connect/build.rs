@@ -1,9 +1,12 @@
 //! [`build_provider`]: the chosen provider made ready to use. For Bedrock
 //! the frontend loads the AWS configuration (the credential chain, the
 //! region) when asked with the [`AwsSettings`] the choice names, so
-//! nothing AWS is loaded for any other provider.
+//! nothing AWS is loaded for any other provider; the credentials are then
+//! resolved once, and none found is a [`ConnectError::NoAwsCredentials`].
 
 use std::sync::Arc;
+#[cfg(feature = "bedrock")]
+use std::time::Duration;
 
 use super::{Backend, BedrockChoice, Choice, ConnectError, ConnectSettings, WireApi};
 use crate::{OpenAiChatProvider, OpenAiResponsesProvider, Provider};
@@ -66,6 +69,11 @@ pub async fn build_provider(
     }
 }
 
+/// How long the AWS credential chain may take when Bedrock is built (the
+/// instance metadata service is the slow part off EC2).
+#[cfg(feature = "bedrock")]
+const AWS_CREDENTIALS_TIMEOUT: Duration = Duration::from_secs(5);
+
 #[cfg(feature = "bedrock")]
 async fn bedrock_provider(
     settings: &ConnectSettings,
@@ -85,6 +93,19 @@ async fn bedrock_provider(
             .behavior_version(BehaviorVersion::latest())
             .build()
     });
+    // Resolved now, once: no credentials is a configuration error said in
+    // one line, not a first prompt failing (and retried) with the SDK's
+    // report of its whole chain.
+    let sdk = crate::bedrock::resolve_credentials(sdk, AWS_CREDENTIALS_TIMEOUT)
+        .await
+        .map_err(|problem| match problem {
+            crate::bedrock::CredentialProblem::NotFound => ConnectError::NoAwsCredentials {
+                looked: settings.env.aws_places.describe(bedrock.profile.as_deref()),
+            },
+            crate::bedrock::CredentialProblem::Failed(reason) => {
+                ConnectError::AwsCredentials { reason }
+            }
+        })?;
     let endpoint = match (&bedrock.endpoint_url, sdk.region()) {
         // Shown in the session header: never with a login in it.
         (Some(url), _) => oy_secrets::redact_userinfo(url).into_owned(),

@@ -45,6 +45,21 @@ pub enum ConnectError {
         /// The name given.
         name: String,
     },
+    /// Bedrock was chosen and the AWS credential chain found no
+    /// credentials anywhere it looked.
+    #[error("no AWS credentials found: looked in {looked}")]
+    NoAwsCredentials {
+        /// Where the chain looked ([`crate::connect::AwsPlaces::describe`]).
+        looked: String,
+    },
+    /// The AWS credential chain failed: a profile that names what cannot
+    /// be had (an expired SSO login, a failing credential_process, an
+    /// unknown profile), or it took too long.
+    #[error("cannot load AWS credentials: {reason}")]
+    AwsCredentials {
+        /// The chain's error, one line.
+        reason: String,
+    },
     /// No model was configured and the provider's list settles none.
     #[error("no model chosen for provider `{provider}`{}", listing(*listed, suggestions))]
     NoModel {
@@ -106,6 +121,18 @@ impl ConnectError {
                         .to_owned(),
                 ]
             }
+            Self::NoAwsCredentials { .. } => vec![
+                "export AWS_PROFILE=NAME for a profile in ~/.aws/config (run `aws sso login` first for SSO), \
+                 or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY"
+                    .to_owned(),
+                "`aws configure` writes ~/.aws/credentials; `aws sts get-caller-identity` checks what AWS finds"
+                    .to_owned(),
+            ],
+            Self::AwsCredentials { .. } => vec![
+                "for an SSO profile, `aws sso login --profile NAME` renews the login".to_owned(),
+                "`aws sts get-caller-identity` shows what the AWS tools find with the same settings"
+                    .to_owned(),
+            ],
             Self::UnknownWireApi { .. } | Self::NoModel { .. } | Self::Provider(_) => Vec::new(),
         }
     }

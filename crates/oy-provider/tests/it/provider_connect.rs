@@ -375,7 +375,9 @@ async fn a_named_model_beats_the_table_and_the_listing() {
 #[cfg(feature = "bedrock")]
 #[tokio::test]
 async fn bedrock_asks_the_loader_for_the_tables_region_and_profile() {
-    use aws_sdk_bedrockruntime::config::{BehaviorVersion, Region};
+    use aws_sdk_bedrockruntime::config::{
+        BehaviorVersion, Credentials, Region, SharedCredentialsProvider,
+    };
     use oy_provider::ProviderKind;
     use std::cell::Cell;
 
@@ -396,6 +398,13 @@ async fn bedrock_asks_the_loader_for_the_tables_region_and_profile() {
             oy_provider::SdkConfig::builder()
                 .behavior_version(BehaviorVersion::latest())
                 .region(Region::new("eu-west-1"))
+                .credentials_provider(SharedCredentialsProvider::new(Credentials::new(
+                    "AKIDTEST",
+                    "test-secret",
+                    None,
+                    None,
+                    "test",
+                )))
                 .build(),
         )
     };
@@ -409,6 +418,51 @@ async fn bedrock_asks_the_loader_for_the_tables_region_and_profile() {
         (asked.region.as_deref(), asked.profile.as_deref()),
         (Some("eu-west-1"), Some("work"))
     );
+}
+
+/// With no credentials anywhere, building Bedrock fails at once with
+/// where the chain looked (the table's profile), before any request.
+#[cfg(feature = "bedrock")]
+#[tokio::test]
+async fn bedrock_without_credentials_is_a_connect_error_naming_where_it_looked() {
+    use aws_sdk_bedrockruntime::config::{BehaviorVersion, Region};
+    use oy_provider::ProviderKind;
+
+    let mut settings = settings();
+    settings.env = env(&[("HOME", "/Users/u"), ("AWS_EC2_METADATA_DISABLED", "true")]);
+    let mut aws = ProviderTable::default();
+    aws.kind = ProviderKind::Bedrock;
+    aws.profile = Some("work".to_owned());
+    settings.providers.insert("aws".to_owned(), aws);
+    settings.provider = Some(Sourced::new("aws", "--provider"));
+    let choice = chosen(&settings).await;
+    let loader = async |_: AwsSettings| {
+        AwsConfig::from(
+            oy_provider::SdkConfig::builder()
+                .behavior_version(BehaviorVersion::latest())
+                .region(Region::new("eu-west-1"))
+                .build(),
+        )
+    };
+    let Err(error) = build_provider(&settings, &choice, loader).await else {
+        panic!("built without credentials");
+    };
+    let ConnectError::NoAwsCredentials { looked } = &error else {
+        panic!("{error:?}");
+    };
+    assert!(looked.contains("profile `work`"), "{looked}");
+    assert!(
+        looked.contains("/Users/u/.aws/credentials (missing)"),
+        "{looked}"
+    );
+    assert!(looked.contains("not EC2 instance metadata"), "{looked}");
+    assert!(
+        error
+            .to_string()
+            .starts_with("no AWS credentials found: looked in ")
+    );
+    assert!(!error.to_string().contains('\n'), "one line: {error}");
+    assert_eq!(error.hints().len(), 2);
 }
 
 #[test]
