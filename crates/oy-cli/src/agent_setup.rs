@@ -124,6 +124,9 @@ pub(crate) fn build(
     })
 }
 
+/// The hint under a prompt refused for the model's context window.
+pub(crate) const WINDOW_HINT: &str = "if the model's window is larger than oy knows, set context_window in the config (docs/configuration.md)";
+
 /// The exit code for a finished turn.
 pub(crate) fn exit_for(stop: oy_agent::TurnStop) -> crate::exit::Exit {
     use crate::exit::Exit;

@@ -203,6 +203,9 @@ pub(crate) struct RunArgs {
     /// Print only the final answer.
     #[arg(short, long)]
     pub(crate) quiet: bool,
+    /// Show whole command outputs and diffs, not only their last lines.
+    #[arg(short, long, conflicts_with_all = ["quiet", "json"])]
+    pub(crate) verbose: bool,
     /// Most model requests in one turn before it stops (default 100; at least 1).
     #[arg(long = "max-turns", value_name = "N", value_parser = max_turns)]
     pub(crate) max_turns: Option<u32>,
@@ -229,6 +232,9 @@ pub(crate) struct ChatArgs {
     /// The first message, sent as the chat's first turn.
     #[arg(value_name = "MESSAGE")]
     pub(crate) prompt: Vec<String>,
+    /// Show whole command outputs and diffs, not only their last lines.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
     /// Most model requests in one turn before it stops (default 100; at least 1).
     #[arg(long = "max-turns", value_name = "N", value_parser = max_turns)]
     pub(crate) max_turns: Option<u32>,

@@ -88,6 +88,7 @@ fn top_level(command: RunCommand) -> Result<Exit> {
     {
         let chat = crate::cli::ChatArgs {
             prompt: Vec::new(),
+            verbose: args.verbose,
             max_turns: args.max_turns,
             resume: args.resume,
             continue_: args.continue_,

@@ -90,7 +90,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
 }
 
 pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
-    let renderer = Arc::new(Renderer::new(Output::Human, false));
+    let renderer = Arc::new(Renderer::new(Output::Human, args.verbose));
     let style = Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let resume = Resume::from_flags(args.resume.clone(), args.continue_);
     let history = history_file(&config)?;
@@ -196,6 +196,9 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 // Provider errors were shown by the renderer; others are not.
                 if !matches!(error, oy_agent::AgentError::Provider(_)) {
                     say_styled(|text| style.red(text), &format!("oy: error: {error}"));
+                }
+                if matches!(error, oy_agent::AgentError::PromptTooLarge { .. }) {
+                    say(&format!("hint: {}", crate::agent_setup::WINDOW_HINT));
                 }
             }
             if interrupts.terminate_requested() {

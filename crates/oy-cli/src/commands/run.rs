@@ -22,7 +22,7 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
     } else {
         Output::Human
     };
-    let renderer = Arc::new(Renderer::new(output, false));
+    let renderer = Arc::new(Renderer::new(output, args.verbose));
     let resume = Resume::from_flags(args.resume.clone(), args.continue_);
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(&config).await?;
@@ -51,6 +51,11 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
             }
             // Already reported through the event sink.
             Err(oy_agent::AgentError::Provider(_)) => Ok(Exit::Failed),
+            // Refused before any request: the person's input is at fault.
+            Err(error @ oy_agent::AgentError::PromptTooLarge { .. }) => Err(UsageError::new(
+                format!("{error}\nhint: {}", crate::agent_setup::WINDOW_HINT),
+            )
+            .into()),
             Err(error) => Err(error.into()),
         }
     })

@@ -35,6 +35,11 @@ impl Answer {
         }
     }
 
+    /// True when the answer goes to a terminal (and is rendered).
+    pub(crate) fn on_terminal(&self) -> bool {
+        matches!(self, Self::Markdown { .. })
+    }
+
     /// Takes more answer text; returns what can be shown now.
     pub(crate) fn push(&mut self, delta: &str) -> String {
         match self {

@@ -254,7 +254,9 @@ impl Human {
         if text.is_empty() {
             return;
         }
-        let gap = if std::mem::take(&mut self.after_note) && !text.starts_with('\n') {
+        // Only on a terminal, where the notes and the answer share a screen.
+        let after_note = std::mem::take(&mut self.after_note);
+        let gap = if after_note && self.answer.on_terminal() && !text.starts_with('\n') {
             "\n"
         } else {
             ""

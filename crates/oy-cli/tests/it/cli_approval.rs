@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use crate::cli_chat::Chat;
+use crate::cli_chat::chat;
 use crate::mock_model::{self, Wire, call, calls, text, tool_outputs};
 use crate::support::{Oy, tool_as_nobody};
 
@@ -25,7 +25,7 @@ fn keys_typed_before_a_prompt_never_answer_it() {
             text("never reached"),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("write both");
     chat.expect("create a.txt");
     chat.expect("[y/N");
@@ -66,7 +66,7 @@ fn a_long_preview_says_what_it_hides_and_v_pages_through_all_of_it() {
             text("Written."),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("write the setup script");
     chat.expect("more lines not shown: answer v to see all");
     chat.expect("v: view all");
@@ -105,7 +105,7 @@ fn a_file_saved_while_the_prompt_waits_is_kept() {
             text("ok"),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("rewrite notes");
     chat.expect("[y/N");
     // The person's editor saves while the question is up.
@@ -128,7 +128,7 @@ fn a_no_with_a_reason_reaches_the_model_and_the_turn_goes_on() {
             text("Understood, staging then."),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("set x");
     chat.expect("[y/N");
     chat.answer("n use the staging config\r");
@@ -157,7 +157,7 @@ fn a_bare_no_says_you_declined_and_hints_what_would_allow_it() {
             text("never reached"),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("say hi");
     chat.expect("[y/N");
     chat.answer("n\r");

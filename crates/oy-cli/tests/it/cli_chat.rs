@@ -2,235 +2,24 @@
 //! slash commands, a streamed turn, Ctrl-C cancelling a running turn while
 //! chat goes on, the approval prompt, the private history file, Ctrl-D.
 
-use std::io::{Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use portable_pty::{Child, CommandBuilder, MasterPty, PtySize, native_pty_system};
 use serde_json::json;
 
 use crate::mock_model::{self, MockModel, Wire, call, text, tool_outputs};
+use crate::pty::Pty;
 use crate::support::Oy;
 
 /// Generous: two busy cores build and run many tests at once.
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The reply to a terminal's cursor-position query (`ESC [ 6 n`), which
-/// rustyline sends before each prompt and would otherwise wait 100 ms for,
-/// swallowing typed input.
-const CURSOR_REPORT: &[u8] = b"\x1b[1;1R";
-
-/// A running `oy chat` on a pseudo-terminal.
-pub(crate) struct Chat {
-    child: Box<dyn Child + Send + Sync>,
-    writer: Arc<Mutex<Box<dyn Write + Send>>>,
-    output: Arc<Mutex<Vec<u8>>>,
-    /// How far [`Chat::expect`] has matched, in the cleaned text.
-    cursor: usize,
-    _master: Box<dyn MasterPty + Send>,
-}
-
-impl Chat {
-    pub(crate) fn start(oy: &Oy, mock: &MockModel, args: &[&str]) -> Self {
-        let pair = native_pty_system()
-            .openpty(PtySize {
-                rows: 50,
-                cols: 200,
-                pixel_width: 0,
-                pixel_height: 0,
-            })
-            .unwrap();
-        let mut cmd = CommandBuilder::new(env!("CARGO_BIN_EXE_oy"));
-        cmd.cwd(&oy.root);
-        for (name, _) in std::env::vars_os() {
-            let name = name.to_string_lossy().into_owned();
-            if name.starts_with("AWS_")
-                || name.starts_with("OPENAI_")
-                || name.starts_with("OY_")
-                || name.to_ascii_lowercase().ends_with("_proxy")
-            {
-                cmd.env_remove(&name);
-            }
-        }
-        let home = oy.root.parent().unwrap().join("home");
-        std::fs::create_dir_all(&home).unwrap();
-        cmd.env("HOME", &home);
-        cmd.env("XDG_DATA_HOME", &oy.data);
-        cmd.env("XDG_CONFIG_HOME", oy.data.with_file_name("config"));
-        cmd.env("NO_COLOR", "1");
-        cmd.env("TERM", "xterm");
-        cmd.env("OPENAI_BASE_URL", &mock.base_url);
-        cmd.args([
-            "chat",
-            "--model",
-            "mock-model",
-            "--wire-api",
-            mock.wire.flag(),
-        ]);
-        cmd.args(args);
-        let child = pair.slave.spawn_command(cmd).unwrap();
-        drop(pair.slave);
-
-        let writer = Arc::new(Mutex::new(pair.master.take_writer().unwrap()));
-        let output = Arc::new(Mutex::new(Vec::new()));
-        let mut reader = pair.master.try_clone_reader().unwrap();
-        let (sink, answer) = (Arc::clone(&output), Arc::clone(&writer));
-        std::thread::spawn(move || {
-            let mut chunk = [0u8; 4096];
-            loop {
-                match reader.read(&mut chunk) {
-                    Ok(0) | Err(_) => break,
-                    Ok(read) => {
-                        let mut all = sink.lock().unwrap();
-                        let before = all.len();
-                        all.extend_from_slice(&chunk[..read]);
-                        // Queries split across reads are caught by looking
-                        // back a few bytes.
-                        let from = before.saturating_sub(3);
-                        let queries = all[from..].windows(4).filter(|w| w == b"\x1b[6n").count();
-                        drop(all);
-                        for _ in 0..queries {
-                            let mut writer = answer.lock().unwrap();
-                            let _ = writer.write_all(CURSOR_REPORT);
-                            let _ = writer.flush();
-                        }
-                    }
-                }
-            }
-        });
-        Self {
-            child,
-            writer,
-            output,
-            cursor: 0,
-            _master: pair.master,
-        }
-    }
-
-    /// Everything shown so far, without terminal escape sequences.
-    pub(crate) fn screen(&self) -> String {
-        let bytes = self.output.lock().unwrap().clone();
-        clean(&String::from_utf8_lossy(&bytes))
-    }
-
-    /// Waits until `needle` appears after what was matched before, and
-    /// moves past it.
-    pub(crate) fn expect(&mut self, needle: &str) {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            let screen = self.screen();
-            if let Some(found) = screen.get(self.cursor..).and_then(|rest| rest.find(needle)) {
-                self.cursor += found + needle.len();
-                return;
-            }
-            if Instant::now() > deadline {
-                panic!(
-                    "timed out waiting for {needle:?}; after the cursor:\n{}\n--- whole screen ---\n{screen}",
-                    screen.get(self.cursor..).unwrap_or_default()
-                );
-            }
-            if let Ok(Some(status)) = self.child.try_wait() {
-                // Let the reader drain what is left, then look once more.
-                std::thread::sleep(Duration::from_millis(200));
-                let screen = self.screen();
-                if screen
-                    .get(self.cursor..)
-                    .is_some_and(|rest| rest.contains(needle))
-                {
-                    continue;
-                }
-                panic!("oy exited ({status:?}) before {needle:?} appeared:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-
-    /// Waits for the input prompt.
-    pub(crate) fn prompt(&mut self) {
-        self.expect("› ");
-    }
-
-    pub(crate) fn send(&mut self, bytes: &str) {
-        let mut writer = self.writer.lock().unwrap();
-        writer.write_all(bytes.as_bytes()).unwrap();
-        writer.flush().unwrap();
-    }
-
-    /// Answers a question oy just asked: after a pause, since keys that
-    /// arrive while the question is still settling count as typed ahead
-    /// and are discarded.
-    pub(crate) fn answer(&mut self, bytes: &str) {
-        std::thread::sleep(Duration::from_millis(400));
-        self.send(bytes);
-    }
-
-    /// Types a line at the prompt and presses Enter.
-    pub(crate) fn line(&mut self, text: &str) {
-        self.prompt();
-        self.send(text);
-        self.send("\r");
-    }
-
-    /// Waits for oy to exit and returns its exit code.
-    pub(crate) fn wait(&mut self) -> u32 {
-        let deadline = Instant::now() + TIMEOUT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                return status.exit_code();
-            }
-            assert!(
-                Instant::now() < deadline,
-                "oy chat did not exit:\n{}",
-                self.screen()
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Chat {
-    fn drop(&mut self) {
-        if let Ok(None) = self.child.try_wait() {
-            let _ = self.child.kill();
-            let _ = self.child.wait();
-        }
-    }
-}
-
-/// `text` without CSI/OSC escape sequences and carriage returns.
-fn clean(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\x1b' => match chars.peek() {
-                Some('[') => {
-                    chars.next();
-                    for c in chars.by_ref() {
-                        if ('@'..='~').contains(&c) {
-                            break;
-                        }
-                    }
-                }
-                Some(']') => {
-                    chars.next();
-                    while let Some(c) = chars.next() {
-                        if c == '\x07' || (c == '\x1b' && chars.next_if_eq(&'\\').is_some()) {
-                            break;
-                        }
-                    }
-                }
-                _ => {
-                    chars.next();
-                }
-            },
-            '\r' => {}
-            c => out.push(c),
-        }
-    }
-    out
+/// `oy chat ARGS` on a pseudo-terminal against `mock`.
+pub(crate) fn chat(oy: &Oy, mock: &MockModel, args: &[&str]) -> Pty {
+    let mut all = vec!["chat"];
+    all.extend_from_slice(args);
+    Pty::start(oy, mock, &all, &[])
 }
 
 fn history_file(oy: &Oy) -> std::path::PathBuf {
@@ -245,7 +34,7 @@ fn mode_of(path: &Path) -> u32 {
 fn slash_commands_a_streamed_turn_history_and_ctrl_d() {
     let oy = Oy::new();
     let mock = mock_model::start(Wire::Chat, vec![text("Hello from the mock model.")]);
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.expect("/help for commands");
 
     chat.line("/help");
@@ -308,7 +97,7 @@ fn todo_shows_the_plan_the_model_keeps() {
             text("Planned."),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("make a plan");
     chat.expect("Planned.");
     chat.line("/todo");
@@ -332,7 +121,7 @@ fn ctrl_c_cancels_a_running_turn_and_chat_goes_on() {
             text("Still here after the interruption."),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &["--mode", "auto"]);
+    let mut chat = chat(&oy, &mock, &["--mode", "auto"]);
     chat.line("run something slow");
     chat.expect("→ bash");
     let pid_file = oy.root.join("sleeper.pid");
@@ -381,7 +170,7 @@ fn ctrl_c_cancels_a_running_turn_and_chat_goes_on() {
 fn ctrl_c_at_the_prompt_clears_the_line_and_does_not_quit() {
     let oy = Oy::new();
     let mock = mock_model::start(Wire::Chat, vec![text("Answered the second line.")]);
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.prompt();
     chat.send("this line is abandoned");
     chat.send("\x03");
@@ -407,7 +196,7 @@ fn a_denied_approval_shows_the_diff_and_writes_nothing() {
             text("never reached"),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("create new.txt");
     chat.expect("+first line");
     chat.expect("+second line");
@@ -431,7 +220,7 @@ fn an_approved_write_lands() {
             text("Wrote it."),
         ],
     );
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("create new.txt");
     chat.expect("[y/N");
     chat.answer("y\r");
@@ -447,7 +236,7 @@ fn mode_cannot_rise_above_the_workspace_config_and_ask_has_no_network() {
     let oy = Oy::new();
     oy.file(".oy/config.toml", "mode = \"default\"\n");
     let mock = mock_model::start(Wire::Chat, vec![text("Nothing to fetch.")]);
-    let mut chat = Chat::start(&oy, &mock, &["--mode", "plan"]);
+    let mut chat = chat(&oy, &mock, &["--mode", "plan"]);
     chat.line("/mode auto");
     chat.expect("allows at most mode default");
     chat.expect("mode default · network ask");
@@ -470,9 +259,9 @@ fn mode_cannot_rise_above_the_workspace_config_and_ask_has_no_network() {
 fn sigterm_at_the_prompt_ends_chat_with_130() {
     let oy = Oy::new();
     let mock = mock_model::start(Wire::Chat, vec![text("unused")]);
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.prompt();
-    let pid = chat.child.process_id().unwrap();
+    let pid = chat.pid();
     let status = std::process::Command::new("kill")
         .args(["-TERM", &pid.to_string()])
         .status()

@@ -2,7 +2,7 @@
 //! a chat in which nothing was said leaves no session, and `/model ID`
 //! checks the id against the provider's list when it can have one.
 
-use crate::cli_chat::Chat;
+use crate::cli_chat::chat;
 use crate::mock_model::{self, Wire, text};
 use crate::support::Oy;
 
@@ -18,7 +18,7 @@ fn saved_sessions(oy: &Oy) -> Vec<std::path::PathBuf> {
 fn a_first_message_on_the_command_line_is_the_first_turn() {
     let oy = Oy::new();
     let mock = mock_model::start(Wire::Chat, vec![text("First answer."), text("Second.")]);
-    let mut chat = Chat::start(&oy, &mock, &["where", "is the config read?"]);
+    let mut chat = chat(&oy, &mock, &["where", "is the config read?"]);
     chat.expect("First answer.");
     chat.line("and then?");
     chat.expect("Second.");
@@ -39,7 +39,7 @@ fn a_first_message_on_the_command_line_is_the_first_turn() {
 fn a_chat_in_which_nothing_was_said_is_not_saved() {
     let oy = Oy::new();
     let mock = mock_model::start(Wire::Chat, vec![]);
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("/save");
     chat.expect("nothing to save yet");
     chat.line("/mode plan");
@@ -58,7 +58,7 @@ fn model_switch_is_checked_against_the_providers_list() {
     let oy = Oy::new();
     let listed = ["mock-model", "mock-large"];
     let mock = mock_model::start_listing(Wire::Chat, vec![text("ok")], Some(&listed));
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("/model mock-larg");
     chat.expect("the provider does not list a model `mock-larg`; still mock-model");
     chat.expect("did you mean mock-large");
@@ -78,7 +78,7 @@ fn model_switch_is_checked_against_the_providers_list() {
 fn model_switch_without_a_list_goes_ahead_with_a_note() {
     let oy = Oy::new();
     let mock = mock_model::start_listing(Wire::Chat, vec![], None);
-    let mut chat = Chat::start(&oy, &mock, &[]);
+    let mut chat = chat(&oy, &mock, &[]);
     chat.line("/model anything-at-all");
     chat.expect("could not check `anything-at-all` against the provider's list");
     chat.expect("model anything-at-all");

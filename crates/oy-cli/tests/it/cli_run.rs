@@ -990,3 +990,29 @@ fn a_server_named_by_openai_base_url_that_lists_one_model_supplies_it() {
     assert!(stderr.contains("oy model --set ID"), "{stderr}");
     assert!(stderr.contains("it lists 2 models (a, b)"), "{stderr}");
 }
+
+#[test]
+fn a_prompt_larger_than_the_window_is_refused_before_any_request() {
+    let oy = Oy::new();
+    let config = oy.data.with_file_name("config").join("oy");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "context_window = 4096\n").unwrap();
+    let mock = mock_model::start(Wire::Chat, vec![text("never sent")]);
+    let prompt = "explain this log line please ".repeat(2000);
+    let ran = mock_model::run_with_stdin(&oy, &mock, &[], Some(&prompt));
+    assert_eq!(ran.code, 2, "{}", ran.stderr);
+    assert!(
+        ran.stderr
+            .contains("the prompt does not fit the model's context window"),
+        "{}",
+        ran.stderr
+    );
+    assert!(
+        ran.stderr
+            .contains("the window is 4096 tokens (configured)"),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("hint: "), "{}", ran.stderr);
+    assert!(mock.turn_requests().is_empty(), "no request may be sent");
+}

@@ -130,3 +130,24 @@ fn a_commands_output_shows_live_and_a_cancelled_command_says_so() {
     assert_eq!(pty.wait(), 130, "{}", pty.screen());
     assert!(!pty.screen().contains("✓ exit"), "{}", pty.screen());
 }
+
+#[test]
+fn verbose_shows_a_commands_whole_output() {
+    let oy = Oy::new();
+    oy.file(
+        "src/lib.rs",
+        "pub fn add(a: i32, b: i32) -> i32 {\n    a - b\n}\n",
+    );
+    let mock = mock_model::start(Wire::Chat, edit_and_answer());
+    let mut pty = Pty::start(
+        &oy,
+        &mock,
+        &["run", "--verbose", "--mode", "auto", "fix the test"],
+        &[],
+    );
+    assert_eq!(pty.wait(), 0, "{}", pty.screen());
+    let screen = pty.shown();
+    for n in 1..=7 {
+        assert!(screen.contains(&format!("  │ line {n}\n")), "{screen}");
+    }
+}

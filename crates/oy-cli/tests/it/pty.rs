@@ -188,6 +188,11 @@ impl Pty {
         self.send("\r");
     }
 
+    /// The process id of `oy`.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.process_id().unwrap()
+    }
+
     /// Waits for oy to exit and returns its exit code.
     pub(crate) fn wait(&mut self) -> u32 {
         let deadline = Instant::now() + TIMEOUT;
