@@ -151,3 +151,22 @@ fn verbose_shows_a_commands_whole_output() {
         assert!(screen.contains(&format!("  │ line {n}\n")), "{screen}");
     }
 }
+
+#[test]
+fn oy_model_on_a_terminal_saves_the_model_picked_by_number() {
+    let oy = Oy::new();
+    let mock = mock_model::start_listing(
+        Wire::Chat,
+        Vec::new(),
+        Some(&["alpha-7b", "beta-13b", "gamma-70b"]),
+    );
+    let mut pty = Pty::start(&oy, &mock, &["model"], &[("OY_MODEL", "")]);
+    pty.expect("2   beta-13b");
+    pty.expect("default model: number or id");
+    pty.answer("2\r");
+    pty.expect("saved model = \"beta-13b\"");
+    assert_eq!(pty.wait(), 0, "{}", pty.screen());
+    let config = oy.data.with_file_name("config").join("oy/config.toml");
+    let saved = std::fs::read_to_string(config).unwrap();
+    assert!(saved.contains("model = \"beta-13b\""), "{saved}");
+}
