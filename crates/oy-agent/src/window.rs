@@ -146,7 +146,8 @@ impl crate::Agent {
             Some(Some(server)) => self.apply_server_window(server),
             Some(None) => {}
         }
-        if prompt_tokens <= self.budget.window() {
+        // The fallback is a guess: only a window something stated refuses.
+        if prompt_tokens <= self.budget.window() || self.window_origin == WindowOrigin::Default {
             return Ok(());
         }
         Err(AgentError::PromptTooLarge {

@@ -75,12 +75,26 @@ fn prompt_of(tokens: usize) -> String {
 }
 
 #[tokio::test]
+async fn a_guessed_window_never_refuses_a_prompt() {
+    // Nothing knows the window: the fallback is a guess, and the server
+    // may well take the prompt; it is sent.
+    let ws = Ws::new();
+    let provider = SlowWindow::new(Duration::ZERO, None, vec![text("took it")]);
+    let (builder, _) = builder(provider.clone(), &ws, Mode::Plan);
+    let mut agent = builder.build().unwrap();
+    let outcome = agent.turn(&prompt_of(60_000)).await.unwrap();
+    assert_eq!(outcome.text, "took it");
+    assert_eq!(provider.requests().len(), 1);
+}
+
+#[tokio::test]
 async fn a_prompt_over_the_window_makes_no_request_and_leaves_nothing() {
     let ws = Ws::new();
-    // The server cannot tell: the fallback window stands.
     let provider = SlowWindow::new(Duration::ZERO, None, vec![text("fine")]);
     let (builder, events) = builder(provider.clone(), &ws, Mode::Plan);
-    let mut agent = builder.build().unwrap();
+    let mut options = AgentOptions::default();
+    options.context_window = Some(32_768);
+    let mut agent = builder.options(options).build().unwrap();
 
     let error = agent.turn(&prompt_of(60_000)).await.unwrap_err();
     let AgentError::PromptTooLarge {
@@ -91,8 +105,8 @@ async fn a_prompt_over_the_window_makes_no_request_and_leaves_nothing() {
     else {
         panic!("{error:?}");
     };
-    assert_eq!(*window, oy_agent::FALLBACK_WINDOW);
-    assert_eq!(source, "default");
+    assert_eq!(*window, 32_768);
+    assert_eq!(source, "configured");
     assert!(*prompt_tokens > 60_000, "{prompt_tokens}");
     assert!(provider.requests().is_empty());
     assert_eq!(kinds(&events.events()), ["session_started"]);

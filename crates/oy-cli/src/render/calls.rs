@@ -99,11 +99,22 @@ fn patched_paths(patch: &str) -> Vec<String> {
 
 /// The line under a call saying how it ended: `✓ exit 0 · 1.2 s`,
 /// `✗ exit 1 · 0.3 s`, `⊘ cancelled after 2.1 s`, `✓ +3 −1 · 4 ms`…
-/// `None` for a refusal, which the approval line already said.
-pub(crate) fn ending(finished: &ToolCallFinished, style: Style) -> Option<String> {
+/// `None` for a refusal an approval line already said (`refusal_said`).
+pub(crate) fn ending(
+    finished: &ToolCallFinished,
+    style: Style,
+    refusal_said: bool,
+) -> Option<String> {
     let took = took(finished.duration_ms);
     let line = match finished.status {
-        CallStatus::Denied => return None,
+        CallStatus::Denied if refusal_said => return None,
+        CallStatus::Denied => {
+            let first = finished.output.lines().next().unwrap_or_default();
+            style.yellow(&format!(
+                "  ✗ refused: {}",
+                one_line(first.trim_start_matches("TOOL_ERROR: "), 200)
+            ))
+        }
         CallStatus::Cancelled => style.yellow(&format!("  ⊘ cancelled after {took}")),
         CallStatus::TimedOut => style.yellow(&format!(
             "  ⏱ timed out after {took}{}",
@@ -193,7 +204,9 @@ pub(crate) fn tail(text: &str, count: usize, width: usize, style: Style) -> Vec<
         .map(|line| {
             // A carriage return redraws a progress line: show its last state.
             let line = line.rsplit('\r').next().unwrap_or(line);
-            style.dim(&format!("  │ {}", one_line(line, room)))
+            // A coloured `ls` or compiler shows its text, not its escapes.
+            let line = oy_term::strip_ansi(line);
+            style.dim(&format!("  │ {}", one_line(&line, room)))
         })
         .collect()
 }
@@ -258,7 +271,7 @@ mod tests {
 
     #[test]
     fn every_ending_says_what_happened() {
-        let line = |status, code, diff| ending(&finished(status, code, diff), PLAIN);
+        let line = |status, code, diff| ending(&finished(status, code, diff), PLAIN, true);
         assert_eq!(
             line(CallStatus::Ok, Some(0), None).unwrap(),
             "  ✓ exit 0 · 2.1 s"
@@ -281,6 +294,10 @@ mod tests {
         );
         assert_eq!(line(CallStatus::Denied, None, None), None);
         assert_eq!(
+            ending(&finished(CallStatus::Denied, None, None), PLAIN, false).unwrap(),
+            "  ✗ refused: `path` is missing"
+        );
+        assert_eq!(
             line(
                 CallStatus::Ok,
                 None,
@@ -300,9 +317,10 @@ mod tests {
         let text = "one\ntwo\nthree\nfour\nfive\nsix\n\x1b]0;title\x07seven\n";
         assert_eq!(
             tail(text, 3, 80, PLAIN),
-            ["  │ five", "  │ six", "  │ \u{fffd}]0;title\u{fffd}seven"]
+            ["  │ five", "  │ six", "  │ seven"]
         );
         assert_eq!(tail("50%\r100%\n", 5, 80, PLAIN), ["  │ 100%"]);
+        assert_eq!(tail("\x1b[01;34msrc\x1b[0m\n", 5, 80, PLAIN), ["  │ src"]);
         let long = "x".repeat(100);
         assert_eq!(
             tail(&long, 1, 30, PLAIN)[0],

@@ -35,6 +35,8 @@ pub(crate) struct Human {
     calls: HashMap<String, Call>,
     /// Calls a person was asked about: their diff was on screen already.
     asked: HashSet<String>,
+    /// Calls whose refusal was already said by a "not approved" line.
+    refused: HashSet<String>,
     turn_started: Option<Instant>,
     turns: u64,
     session: TokenUsage,
@@ -62,6 +64,7 @@ impl Human {
             streamed: 0,
             calls: HashMap::new(),
             asked: HashSet::new(),
+            refused: HashSet::new(),
             turn_started: None,
             turns: 0,
             session: TokenUsage::default(),
@@ -88,9 +91,9 @@ impl Human {
             } => {
                 let verb = if *resumed { "resumed" } else { "session" };
                 let (session_id, provider, model) = (
-                    terminal_safe(session_id),
-                    terminal_safe(provider),
-                    terminal_safe(model),
+                    super::terminal_line(session_id),
+                    super::terminal_line(provider),
+                    super::terminal_line(model),
                 );
                 self.note(&style.dim(&format!(
                     "· {verb} {session_id} · {provider} {model} · mode {mode}"
@@ -157,11 +160,14 @@ impl Human {
                         });
                     }
                 }
-                ApprovalStage::Denied => self.note(&style.yellow(&format!(
-                    "  ✗ {} not approved: {}",
-                    terminal_safe(&approval.tool),
-                    super::one_line(&approval.summary, 300)
-                ))),
+                ApprovalStage::Denied => {
+                    self.refused.insert(approval.call_id.clone());
+                    self.note(&style.yellow(&format!(
+                        "  ✗ {} not approved: {}",
+                        terminal_safe(&approval.tool),
+                        super::one_line(&approval.summary, 300)
+                    )));
+                }
             },
             AgentEvent::ToolCallFinished(finished) => self.finished(finished),
             AgentEvent::Compaction {
@@ -192,6 +198,7 @@ impl Human {
                 self.settle();
                 self.calls.clear();
                 self.asked.clear();
+                self.refused.clear();
                 if *stop != TurnStop::Done && *stop != TurnStop::ProviderError {
                     let reason = terminal_safe(reason.as_deref().unwrap_or("stopped"));
                     self.note(&style.yellow(&format!("oy: {reason}")));
@@ -238,7 +245,8 @@ impl Human {
             let count = if self.verbose { usize::MAX } else { TAIL_LINES };
             lines.extend(calls::tail(&body, count, self.width, style));
         }
-        lines.extend(calls::ending(finished, style));
+        let said = self.refused.remove(&finished.call_id);
+        lines.extend(calls::ending(finished, style, said));
         if let Some(diff) = finished.diff.as_deref()
             && (!asked || self.verbose)
         {

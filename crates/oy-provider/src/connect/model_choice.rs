@@ -65,13 +65,13 @@ pub async fn choose_model(
             |kind| kind.name().to_owned(),
         );
         match (choice.local, models.as_slice()) {
-            (_, [only]) => {
+            (_, [only]) if plausible_id(&only.id) => {
                 return Ok(ModelChoice {
                     id: only.id.clone(),
                     why: format!("the only model {server} lists"),
                 });
             }
-            (Some(LocalServerKind::Ollama), [first, ..]) => {
+            (Some(LocalServerKind::Ollama), [first, ..]) if plausible_id(&first.id) => {
                 return Ok(ModelChoice {
                     id: first.id.clone(),
                     why: "the first model Ollama lists".to_owned(),
@@ -98,6 +98,23 @@ pub async fn choose_model(
             .map(|model| model.id)
             .collect(),
     })
+}
+
+/// An id a server's list may choose on its own: short, with no control,
+/// space or invisible characters, which could forge lines wherever the
+/// id is shown (a hostile server's only model is its own choice, not the
+/// user's).
+fn plausible_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.len() <= 256
+        && !id
+            .chars()
+            .any(|c| c.is_control() || c.is_whitespace() || is_invisible(c))
+}
+
+/// Characters that change layout without being seen (bidi, zero-width).
+fn is_invisible(c: char) -> bool {
+    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
 }
 
 /// The documented default of a provider that has one, and its name.
