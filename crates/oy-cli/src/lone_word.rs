@@ -111,12 +111,26 @@ fn nearest<'a>(word: &str, commands: &[&'a str]) -> Vec<&'a str> {
 pub(crate) fn closest<'a>(typed: &str, names: &[&'a str]) -> Vec<&'a str> {
     let wanted = typed.to_lowercase();
     let allowed = 3.max(wanted.chars().count() / 4);
+    if wanted.chars().count() > 1024 {
+        return Vec::new();
+    }
     let mut scored: Vec<(usize, &'a str)> = names
         .iter()
         .filter_map(|name| {
+            // A length difference alone over the allowance rules a name
+            // out, before any table is built (a server may list ids of
+            // megabytes).
+            let length = name.chars().count();
+            let typed_length = wanted.chars().count();
+            if length > 1024 {
+                return None;
+            }
             let lower = name.to_lowercase();
             if lower.contains(&wanted) || wanted.contains(&lower) {
                 return Some((0, *name));
+            }
+            if length.abs_diff(typed_length) > allowed {
+                return None;
             }
             let distance = edit_distance(&wanted, &lower);
             (distance <= allowed).then_some((distance, *name))
@@ -259,5 +273,13 @@ mod tests {
         for word in PROMPT_WORDS {
             assert!(nearest(word, COMMANDS).is_empty(), "{word}");
         }
+    }
+
+    #[test]
+    fn a_huge_listed_id_is_skipped_without_a_table() {
+        let huge = "x".repeat(1_000_000);
+        assert!(closest("gpt-4o-mini", &[huge.as_str()]).is_empty());
+        assert!(closest(&huge, &["gpt-4o"]).is_empty());
+        assert_eq!(closest("gpt-4o-mini", &["gpt-4o-mina"]), ["gpt-4o-mina"]);
     }
 }
