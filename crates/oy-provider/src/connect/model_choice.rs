@@ -100,21 +100,16 @@ pub async fn choose_model(
     })
 }
 
-/// An id a server's list may choose on its own: short, with no control,
-/// space or invisible characters, which could forge lines wherever the
-/// id is shown (a hostile server's only model is its own choice, not the
-/// user's).
+/// An id a server's list may choose on its own: short, and made only of
+/// the characters model ids use (letters, digits, `-_.:/@+`), so it cannot
+/// forge lines or hide text wherever it is shown (a hostile server's only
+/// model is its own choice, not the user's).
 fn plausible_id(id: &str) -> bool {
     !id.is_empty()
         && id.len() <= 256
-        && !id
+        && id
             .chars()
-            .any(|c| c.is_control() || c.is_whitespace() || is_invisible(c))
-}
-
-/// Characters that change layout without being seen (bidi, zero-width).
-fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}')
+            .all(|c| c.is_alphanumeric() || "-_.:/@+".contains(c))
 }
 
 /// The documented default of a provider that has one, and its name.
