@@ -46,6 +46,21 @@ impl Workspace {
         self.replace_atomically(&target, contents, Existing::Replace, Some(0o600))
     }
 
+    /// Puts a file back as it was: `contents` with `mode`'s
+    /// permission bits, atomically, never through a link at `path` (a link
+    /// there, or a directory, is refused). For undoing a change (a
+    /// checkpoint's saved state), where the old mode matters as much as the
+    /// bytes.
+    pub fn restore_file(
+        &self,
+        path: &WorkspacePath,
+        contents: &[u8],
+        mode: u32,
+    ) -> Result<WriteOutcome> {
+        let target = self.file_target(path, Follow::NotFinal)?;
+        self.replace_atomically(&target, contents, Existing::Replace, Some(mode & 0o777))
+    }
+
     /// Like [`Self::write`], but fails with [`BoundaryError::AlreadyExists`]
     /// when something is already at `path`.
     pub fn create_new(&self, path: &WorkspacePath, contents: &[u8]) -> Result<WriteOutcome> {

@@ -1,0 +1,126 @@
+//! Diffs of checkpointed paths: what a restore would apply, and
+//! everything a session changed so far (`/diff`, `oy diff`), as unified
+//! diffs between kept bytes and the workspace now.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+use oy_boundary::Workspace;
+use similar::TextDiff;
+
+use crate::blobs::Store;
+use crate::capture::state_of;
+use crate::checkpoints::Checkpoints;
+use crate::error::CheckpointError;
+use crate::index::{State, TurnState};
+
+/// The most bytes of one side read for a diff.
+const MAX_DIFF_BYTES: u64 = 16 * 1024 * 1024;
+
+impl Checkpoints {
+    /// Everything the session's turns (those not undone) changed, from
+    /// before the first turn that touched each path to the workspace now.
+    pub fn diff(&self, ws: &Workspace) -> Result<String, CheckpointError> {
+        let inner = self.lock();
+        let mut first: BTreeMap<String, State> = BTreeMap::new();
+        for record in &inner.index.turns {
+            if record.state == TurnState::Undone {
+                continue;
+            }
+            for (path, entry) in &record.entries {
+                first
+                    .entry(path.clone())
+                    .or_insert_with(|| entry.before.clone());
+            }
+        }
+        let mut now = Vec::new();
+        for (path, before) in &first {
+            let Ok(at) = ws.path(path) else { continue };
+            let current = state_of(ws, &at)?;
+            if !current.same_as(before) {
+                now.push((path.as_str(), before, current));
+            }
+        }
+        Ok(steps_diff(
+            &inner.store,
+            ws,
+            now.iter()
+                .map(|(path, before, current)| (*path, *before, current)),
+        ))
+    }
+}
+
+/// The diff from each `from` state (as it is in the workspace now) to
+/// each `to` state (kept bytes), path by path; `from` is read from the
+/// workspace when it is a file, `to` from the store.
+pub(crate) fn steps_diff<'a>(
+    store: &Store,
+    ws: &Workspace,
+    steps: impl Iterator<Item = (&'a str, &'a State, &'a State)>,
+) -> String {
+    let mut out = String::new();
+    for (path, from, to) in steps {
+        if matches!(from, State::Dir { .. }) || matches!(to, State::Dir { .. }) {
+            continue;
+        }
+        let old = side(store, ws, path, from, true);
+        let new = side(store, ws, path, to, false);
+        file_diff(&mut out, path, old, new);
+    }
+    out
+}
+
+/// One side's bytes: `None` for absent.
+enum Side {
+    Absent,
+    Text(String),
+    Opaque,
+}
+
+fn side(store: &Store, ws: &Workspace, path: &str, state: &State, from_workspace: bool) -> Side {
+    let bytes = match state {
+        State::Absent => return Side::Absent,
+        State::File { .. } if from_workspace => ws
+            .path(path)
+            .ok()
+            .and_then(|at| ws.read_bytes(&at, MAX_DIFF_BYTES).ok()),
+        State::File {
+            digest,
+            len,
+            kept: true,
+            ..
+        } => store.get(digest, *len).ok(),
+        _ => None,
+    };
+    match bytes.map(String::from_utf8) {
+        Some(Ok(text)) if !text.contains('\0') => Side::Text(text),
+        _ => Side::Opaque,
+    }
+}
+
+fn file_diff(out: &mut String, path: &str, old: Side, new: Side) {
+    let name = |side: &Side, prefix: &str| match side {
+        Side::Absent => "/dev/null".to_owned(),
+        _ => format!("{prefix}/{path}"),
+    };
+    let (a, b) = (name(&old, "a"), name(&new, "b"));
+    let _ = writeln!(out, "diff --git a/{path} b/{path}");
+    match (&old, &new) {
+        (Side::Opaque, _) | (_, Side::Opaque) => {
+            let _ = writeln!(out, "Binary files {a} and {b} differ");
+        }
+        _ => {
+            let text = |side: &Side| match side {
+                Side::Text(text) => text.clone(),
+                _ => String::new(),
+            };
+            let (old_text, new_text) = (text(&old), text(&new));
+            let diff = TextDiff::from_lines(&old_text, &new_text);
+            let _ = write!(
+                out,
+                "{}",
+                diff.unified_diff().context_radius(3).header(&a, &b)
+            );
+        }
+    }
+}
