@@ -70,6 +70,7 @@ pub struct AgentBuilder {
     options: AgentOptions,
     store: Option<Arc<SessionStore>>,
     resume: Option<SavedSession>,
+    checkpoints: Option<std::path::PathBuf>,
 }
 
 impl AgentBuilder {
@@ -88,7 +89,16 @@ impl AgentBuilder {
             options: AgentOptions::default(),
             store: None,
             resume: None,
+            checkpoints: None,
         }
+    }
+
+    /// Keeps each turn's changes for undo under `dir` (an existing
+    /// private directory holding every session's checkpoints; see
+    /// [`crate::open_checkpoints`]). Without it nothing is kept.
+    pub fn checkpoints_in(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.checkpoints = Some(dir.into());
+        self
     }
 
     /// The workspace the tools work in (required).
@@ -200,6 +210,11 @@ impl AgentBuilder {
                 false,
             ),
         };
+        if let Some(dir) = &self.checkpoints {
+            let env = tools.child_env().vars().to_vec();
+            let checkpoints = crate::undo::open_checkpoints(dir, &header.id)?.with_git_env(env);
+            tools = tools.with_checkpoints(Arc::new(checkpoints));
+        }
         let (window, window_origin) = initial_window(self.options.context_window, &self.model);
         let agents_md = if self.options.read_agents_md {
             read_agents_md(&workspace)

@@ -48,6 +48,8 @@ pub enum AgentError {
     },
     /// The session store failed to read or write.
     Store(oy_boundary::BoundaryError),
+    /// Checkpoints could not be kept, or an undo could not be done.
+    Checkpoint(oy_checkpoint::CheckpointError),
 }
 
 impl fmt::Display for AgentError {
@@ -70,6 +72,7 @@ impl fmt::Display for AgentError {
                 "session {id} was saved in workspace {saved_in}, not {root}; resume it from that workspace"
             ),
             Self::Store(error) => write!(f, "session store: {error}"),
+            Self::Checkpoint(error) => write!(f, "{error}"),
         }
     }
 }
@@ -80,6 +83,7 @@ impl std::error::Error for AgentError {
             // As the derive made them (`#[from]` fields are the cause).
             Self::Provider(error) => Some(error),
             Self::Store(error) => Some(error),
+            Self::Checkpoint(error) => Some(error),
             _ => None,
         }
     }
@@ -94,6 +98,12 @@ impl From<ProviderError> for AgentError {
 impl From<oy_boundary::BoundaryError> for AgentError {
     fn from(error: oy_boundary::BoundaryError) -> Self {
         Self::Store(error)
+    }
+}
+
+impl From<oy_checkpoint::CheckpointError> for AgentError {
+    fn from(error: oy_checkpoint::CheckpointError) -> Self {
+        Self::Checkpoint(error)
     }
 }
 

@@ -138,6 +138,25 @@ pub enum AgentEvent {
         /// What failed.
         error: String,
     },
+    /// What a turn changed was kept for undo (docs/undo.md): sent at the
+    /// end of a turn that changed files or ran commands, before
+    /// `turn_finished`.
+    Checkpoint {
+        /// The turn.
+        turn: u64,
+        /// The paths it changed, sorted.
+        files: Vec<String>,
+        /// What became of its commands: `none` (it ran none), `git`
+        /// (snapshotted: undoable) or `not_undoable`.
+        commands: String,
+        /// Why command changes cannot be undone, for `not_undoable`.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        commands_note: Option<String>,
+        /// Paths whose old content was not kept (too large), and why.
+        not_kept: Vec<oy_checkpoint::NotKept>,
+    },
+    /// An undo or redo was done (`applied`) or refused (`conflicts`).
+    Undo(oy_checkpoint::UndoReport),
     /// A turn ended.
     TurnFinished {
         /// The turn.

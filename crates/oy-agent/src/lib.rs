@@ -27,6 +27,7 @@ mod instructions;
 mod session;
 mod transcript;
 mod turn;
+mod undo;
 mod window;
 
 pub use agent::{Agent, AgentBuilder, AgentOptions};
@@ -41,3 +42,4 @@ pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
 pub use session::{SESSION_VERSION, SavedSession, SessionHeader, SessionStore, new_session_id};
 pub use transcript::{Entry, PairingError, Transcript};
 pub use turn::TurnOutcome;
+pub use undo::{CHECKPOINTS_DIR, open_checkpoints};

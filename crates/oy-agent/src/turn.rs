@@ -116,6 +116,13 @@ impl Agent {
             self.header.title = title(prompt);
         }
         self.tools.ledger().begin_turn();
+        if let Some(checkpoints) = self.tools.checkpoints()
+            && let Err(error) = checkpoints.begin_turn(turn)
+        {
+            self.emit(&AgentEvent::Error {
+                message: format!("this turn's changes cannot be undone: {error}"),
+            });
+        }
         self.emit(&AgentEvent::TurnStarted {
             turn,
             prompt: prompt.to_owned(),
@@ -144,6 +151,7 @@ impl Agent {
                 message: error.to_string(),
             });
         }
+        self.end_checkpoint().await;
         self.emit(&AgentEvent::TurnFinished {
             turn,
             stop: outcome.stop,

@@ -258,6 +258,7 @@ fn restore(
     report.diff = crate::session_diff::steps_diff(
         &inner.store,
         ws,
+        crate::session_diff::Direction::FromWorkspace,
         steps
             .iter()
             .map(|step| (step.path.as_str(), &step.current, &step.target)),

@@ -44,18 +44,29 @@ impl Checkpoints {
         Ok(steps_diff(
             &inner.store,
             ws,
+            Direction::ToWorkspace,
             now.iter()
                 .map(|(path, before, current)| (*path, *before, current)),
         ))
     }
 }
 
-/// The diff from each `from` state (as it is in the workspace now) to
-/// each `to` state (kept bytes), path by path; `from` is read from the
-/// workspace when it is a file, `to` from the store.
+/// Which side of a diff is the workspace as it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Direction {
+    /// From now to kept bytes (what a restore applies).
+    FromWorkspace,
+    /// From kept bytes to now (what the session changed).
+    ToWorkspace,
+}
+
+/// The diff from each `from` state to each `to` state, path by path; the
+/// side `direction` names is read from the workspace, the other from the
+/// kept copies.
 pub(crate) fn steps_diff<'a>(
     store: &Store,
     ws: &Workspace,
+    direction: Direction,
     steps: impl Iterator<Item = (&'a str, &'a State, &'a State)>,
 ) -> String {
     let mut out = String::new();
@@ -63,8 +74,8 @@ pub(crate) fn steps_diff<'a>(
         if matches!(from, State::Dir { .. }) || matches!(to, State::Dir { .. }) {
             continue;
         }
-        let old = side(store, ws, path, from, true);
-        let new = side(store, ws, path, to, false);
+        let old = side(store, ws, path, from, direction == Direction::FromWorkspace);
+        let new = side(store, ws, path, to, direction == Direction::ToWorkspace);
         file_diff(&mut out, path, old, new);
     }
     out

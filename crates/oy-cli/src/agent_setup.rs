@@ -45,6 +45,15 @@ pub(crate) fn session_store(config: &Config) -> Result<SessionStore> {
     SessionStore::open(&dir).with_context(|| format!("cannot open {}", dir.display()))
 }
 
+/// `DATA_DIR/checkpoints`: every session's undo checkpoints, created
+/// private on first use.
+pub(crate) fn checkpoints_dir(config: &Config) -> Result<std::path::PathBuf> {
+    let data_dir = config.settings.dirs.data_dir.as_deref().ok_or_else(|| {
+        UsageError::new("no data directory for checkpoints: set XDG_DATA_HOME or HOME")
+    })?;
+    private_dir(data_dir, Some(oy_agent::CHECKPOINTS_DIR))
+}
+
 /// Everything a command needs to drive turns.
 pub(crate) struct Built {
     pub(crate) agent: Agent,
@@ -94,6 +103,7 @@ pub(crate) fn build(
         .events(events)
         .options(config.settings.agent_options(max_turns))
         .session_store(Arc::clone(&store))
+        .checkpoints_in(checkpoints_dir(config)?)
         .configure_tools(move |tools| {
             tools
                 .with_child_env(child_env)

@@ -289,6 +289,58 @@ Examples:
   oy sessions --json | jq '.[0].id'
   oy chat --resume ID       continue one (or oy run --resume ID \"…\")";
 
+/// Flags of `oy undo`.
+#[derive(Debug, Args)]
+pub(crate) struct UndoArgs {
+    /// The session whose turns to undo (default: this workspace's latest).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
+    /// How many turns that changed something to undo.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub(crate) turns: u32,
+    /// Show the diff it would apply; change nothing.
+    #[arg(long)]
+    pub(crate) dry_run: bool,
+    /// Redo the last undo instead (once, before the session's next turn).
+    #[arg(long)]
+    pub(crate) redo: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub(crate) json: bool,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+}
+
+/// Flags of `oy diff`.
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The session (default: this workspace's latest).
+    #[arg(long, value_name = "ID")]
+    pub(crate) session: Option<String>,
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+}
+
+const UNDO_EXAMPLES: &str = "\
+Puts back what the session's last turn changed: files its tools wrote, moved
+or removed and, in a git workspace, what its commands changed (tracked and
+untracked files, not ignored ones). Refuses, changing nothing, when a file was
+changed since by someone else. Your git history, index, stash and refs are
+never touched.
+
+Examples:
+  oy undo                   undo the latest session's last turn
+  oy undo --dry-run         show the diff it would apply
+  oy undo --turns 3         the last three turns that changed something
+  oy undo --redo            take the undo back (once)
+  oy diff                   everything the latest session changed so far";
+
+const DIFF_EXAMPLES: &str = "\
+Examples:
+  oy diff                   what the latest session changed, as a unified diff
+  oy diff --session ID      another session of this workspace
+  oy diff | less -R";
+
 const COMPLETIONS_EXAMPLES: &str = "\
 Examples:
   oy completions bash > ~/.local/share/bash-completion/completions/oy
@@ -441,6 +493,12 @@ pub(crate) enum Command {
     /// List saved sessions (resume one with `oy run --resume ID` or `oy chat --resume ID`).
     #[command(after_help = SESSIONS_EXAMPLES)]
     Sessions(SessionsArgs),
+    /// Undo the last turn's changes (files, and commands' in git); --redo takes it back.
+    #[command(after_help = UNDO_EXAMPLES)]
+    Undo(UndoArgs),
+    /// Show everything a session changed so far, as a unified diff.
+    #[command(after_help = DIFF_EXAMPLES)]
+    Diff(DiffArgs),
     /// Review the repository for security and correctness issues (no tools; writes ISSUES.md).
     #[command(after_help = AUDIT_NOTES)]
     Audit(AuditArgs),

@@ -4,7 +4,7 @@
 //! lone-word rule before any model is asked.
 
 mod audit;
-mod chat;
+pub(crate) mod chat;
 mod completions;
 mod doctor;
 mod model;
@@ -13,6 +13,7 @@ mod sandbox;
 mod sessions;
 mod tool;
 mod tools;
+pub(crate) mod undo;
 
 use std::io::IsTerminal;
 
@@ -41,6 +42,14 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
             model::run(&config, &args)
         }
         Some(Command::Doctor(args)) => doctor::run(&args.flags.common()),
+        Some(Command::Undo(args)) => {
+            let config = Config::resolve(&Common::default().root(&args.root))?;
+            undo::run(&config, &args)
+        }
+        Some(Command::Diff(args)) => {
+            let config = Config::resolve(&Common::default().root(&args.root))?;
+            undo::diff(&config, &args)
+        }
         Some(Command::Sessions(args)) => {
             let config = Config::resolve(&Common::default().root(&args.root))?;
             sessions::run(&config, &args)

@@ -7,6 +7,7 @@ mod activity;
 mod answer;
 mod calls;
 mod human;
+pub(crate) mod undo;
 
 use std::io::Write;
 use std::sync::Mutex;

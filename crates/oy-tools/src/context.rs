@@ -5,7 +5,8 @@
 use std::cell::Cell;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use oy_boundary::Workspace;
+use oy_boundary::{Workspace, WorkspacePath};
+use oy_checkpoint::Checkpoints;
 use serde_json::Value;
 
 use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal, RefusedBy};
@@ -40,6 +41,8 @@ pub struct ToolContext {
     sandbox: Arc<Sandbox>,
     /// The shell, found once (see [`Self::shell`]).
     shell: std::sync::OnceLock<std::ffi::OsString>,
+    /// Where each turn's changes are kept for undo (none: not kept).
+    checkpoints: Option<Arc<Checkpoints>>,
     /// Live `exec_command` sessions; dropping the context kills them all.
     /// Declared after `sandbox` so they die before its temporary
     /// directory is removed.
@@ -71,6 +74,7 @@ impl ToolContext {
             cancel: CancelToken::new(),
             sandbox: Arc::new(Sandbox::default()),
             shell: std::sync::OnceLock::new(),
+            checkpoints: None,
             pty_sessions: PtySessions::default(),
         }
     }
@@ -152,6 +156,18 @@ impl ToolContext {
         self.child_env = env;
         self.shell = std::sync::OnceLock::new();
         self
+    }
+
+    /// Keeps every file change and (in git) every command's changes in
+    /// `checkpoints` before they happen (docs/undo.md).
+    pub fn with_checkpoints(mut self, checkpoints: Arc<Checkpoints>) -> Self {
+        self.checkpoints = Some(checkpoints);
+        self
+    }
+
+    /// The checkpoints changes are kept in, if any.
+    pub fn checkpoints(&self) -> Option<&Arc<Checkpoints>> {
+        self.checkpoints.as_ref()
     }
 
     /// The workspace.
@@ -265,6 +281,7 @@ impl ToolContext {
             side_effect_recorded: Cell::new(false),
             refusal: std::cell::RefCell::new(None),
             cancelled: Cell::new(false),
+            changes: std::cell::RefCell::new(Vec::new()),
         }
     }
 }
@@ -281,6 +298,9 @@ pub struct Invocation<'a> {
     refusal: std::cell::RefCell<Option<Refusal>>,
     /// Set when [`Self::authorize`] refused because the turn was cancelled.
     cancelled: Cell<bool>,
+    /// The paths the call's file changes touch (from `effect_of`): kept
+    /// in the checkpoint once the change is authorized.
+    changes: std::cell::RefCell<Vec<WorkspacePath>>,
 }
 
 impl LiveSink for Invocation<'_> {
@@ -344,6 +364,34 @@ impl Invocation<'_> {
     /// person declined without a reason, or there was no one to ask).
     pub(crate) fn refusal(&self) -> Option<Refusal> {
         self.refusal.borrow().clone()
+    }
+
+    /// Notes the paths a file change will touch, for the checkpoint.
+    pub(crate) fn will_change(&self, paths: Vec<WorkspacePath>) {
+        self.changes.borrow_mut().extend(paths);
+    }
+
+    /// Keeps what the change or command is about to alter (docs/undo.md).
+    /// A file change whose old state cannot be kept does not happen.
+    fn checkpoint(&self, effect: Effect) -> Result<(), ToolError> {
+        let Some(checkpoints) = self.ctx.checkpoints.as_ref() else {
+            return Ok(());
+        };
+        let changes = self.changes.borrow();
+        if !changes.is_empty() {
+            return checkpoints
+                .before_change(self.ctx.workspace(), &changes)
+                .map_err(|error| {
+                    ToolError::failed(
+                        format!("the change was not made: its undo checkpoint could not be saved ({error})"),
+                        "tell the user; undo needs oy's data directory to be writable",
+                    )
+                });
+        }
+        if effect == Effect::Process {
+            checkpoints.before_command(self.ctx.workspace());
+        }
+        Ok(())
     }
 
     fn refused(&self, by: RefusedBy, hint: String) {
@@ -465,6 +513,7 @@ impl Invocation<'_> {
             }
         }
         if effect.is_side_effect() {
+            self.checkpoint(effect)?;
             self.ctx
                 .ledger
                 .record_attempt(self.call_id, self.tool, self.args);

@@ -223,6 +223,7 @@ impl Invocation<'_> {
         };
         let git = &facts;
         let mut command_like = None;
+        self.will_change(touched(ws, changes));
         for change in changes {
             let why = match *change {
                 Change::Write(path) => {
@@ -452,6 +453,27 @@ fn resolved_host(ws: &Workspace, path: &WorkspacePath, follow_final: bool) -> Op
 
 fn named_dot_git(path: &Path) -> bool {
     path.file_name().is_some_and(|name| name == ".git")
+}
+
+/// Every path `changes` alter: a write's named path and, through a link,
+/// the file it leads to; both ends of a move.
+fn touched(ws: &Workspace, changes: &[Change<'_>]) -> Vec<WorkspacePath> {
+    let mut paths = Vec::new();
+    for change in changes {
+        match *change {
+            Change::Write(path) => {
+                paths.push(path.clone());
+                if let Ok(target) = ws.resolved(path, true)
+                    && target.as_path() != path.as_path()
+                {
+                    paths.push(target);
+                }
+            }
+            Change::Move { from, to } => paths.extend([from.clone(), to.clone()]),
+            Change::Remove(path) => paths.push(path.clone()),
+        }
+    }
+    paths
 }
 
 /// `path` relative to the root, for messages.

@@ -205,6 +205,11 @@ impl Registry {
         }
         if call.side_effect_recorded() {
             ctx.ledger().record_outcome(call_id, output.ok);
+            if let Some(checkpoints) = ctx.checkpoints() {
+                // A failure leaves the new state unknown, which undo
+                // accepts (docs/undo.md).
+                let _ = checkpoints.after_call(ctx.workspace());
+            }
         }
         let limited = limit(&output.text, ctx.output_limit());
         if limited.truncated() {

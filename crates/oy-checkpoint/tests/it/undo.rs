@@ -33,6 +33,12 @@ fn undo_puts_back_content_and_mode_and_redo_reapplies() {
     assert_eq!(s.read("a.txt").unwrap(), "old\n");
     assert_eq!(mode(&s.root().join("a.txt")), 0o750);
 
+    let dry_redo = s.checkpoints.redo(&s.ws, true).unwrap();
+    assert!(
+        dry_redo.diff.contains("-old\n+second\n"),
+        "{}",
+        dry_redo.diff
+    );
     let redo = s.checkpoints.redo(&s.ws, false).unwrap();
     assert!(redo.applied);
     assert_eq!(s.read("a.txt").unwrap(), "second\n");
@@ -162,6 +168,8 @@ fn checkpoints_survive_a_new_process_and_blobs_are_private() {
     s.checkpoints.begin_turn(1).unwrap();
     s.write("a.txt", "new\n");
     s.checkpoints.end_turn(&s.ws).unwrap();
+    let diff = s.checkpoints.diff(&s.ws).unwrap();
+    assert!(diff.contains("-old\n+new\n"), "{diff}");
     let again = s.reopen();
     again.undo(&s.ws, 1, false).unwrap();
     assert_eq!(s.read("a.txt").unwrap(), "old\n");

@@ -31,6 +31,9 @@ Type a task and press Enter; end a line with \\ to continue it on the next.
   /save              save the session now (it is also saved after every turn)
   /resume ID         continue a saved session
   /sessions          list this workspace's saved sessions
+  /undo [N]          put back what the last turn (or N turns) changed
+  /redo              take the last undo back (once, before the next turn)
+  /diff              everything this session changed so far
   /todo              show the plan the model keeps with the todo tool
   /tokens            context use and tokens spent
   /quit              leave (also Ctrl-D)
@@ -46,6 +49,9 @@ pub(crate) enum ChatInput {
     Resume(Option<String>),
     Compact,
     Clear,
+    Undo(Option<String>),
+    Redo,
+    Diff,
     Save,
     Sessions,
     Todo,
@@ -80,6 +86,9 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
         ),
         "resume" => ChatInput::Resume(arg),
         "compact" => ChatInput::Compact,
+        "undo" => ChatInput::Undo(arg),
+        "redo" => ChatInput::Redo,
+        "diff" => ChatInput::Diff,
         "clear" => ChatInput::Clear,
         "save" => ChatInput::Save,
         "sessions" => ChatInput::Sessions,
@@ -290,6 +299,9 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
             Ok(()) => {}
             Err(error) => say_styled(|text| style.red(text), &format!("oy: {error}")),
         },
+        ChatInput::Undo(_) | ChatInput::Redo | ChatInput::Diff => {
+            crate::commands::undo::chat_command(agent, input, style).await;
+        }
         ChatInput::Clear => {
             agent.clear();
             say("conversation cleared");

@@ -220,6 +220,26 @@ impl Human {
                     (self.turns > 1).then_some(&self.session),
                 )));
             }
+            AgentEvent::Checkpoint {
+                commands_note,
+                not_kept,
+                ..
+            } => {
+                // A kept turn needs no words; what cannot be undone does.
+                if let Some(why) = commands_note {
+                    self.note(&style.yellow(&format!(
+                        "note: what this turn's commands changed cannot be undone ({})",
+                        terminal_safe(why)
+                    )));
+                }
+                for item in not_kept {
+                    self.note(&style.yellow(&format!(
+                        "note: {} cannot be undone: {}",
+                        terminal_safe(&item.path),
+                        terminal_safe(&item.why)
+                    )));
+                }
+            }
             AgentEvent::Error { message } => {
                 self.settle();
                 self.note(&style.red(&format!("oy: error: {}", terminal_safe(message))));

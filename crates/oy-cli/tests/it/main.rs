@@ -35,3 +35,4 @@ mod cli_screen;
 mod cli_sessions;
 mod cli_tool;
 mod cli_tools;
+mod cli_undo;

@@ -1,0 +1,117 @@
+//! Undo for a session: where its checkpoints live, closing a turn's
+//! checkpoint (the `checkpoint` event), and `Agent::undo`, `redo` and
+//! `session_diff` over them (docs/undo.md).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use oy_boundary::Workspace;
+use oy_checkpoint::{Checkpoints, Commands, Limits, UndoReport};
+
+use crate::agent::Agent;
+use crate::error::AgentError;
+use crate::events::AgentEvent;
+
+/// The name of the directory, under the frontend's data directory, that
+/// holds one checkpoint directory per session.
+pub const CHECKPOINTS_DIR: &str = "checkpoints";
+
+/// Opens the checkpoints of session `id` under `dir` (the directory of
+/// every session's checkpoints), making its directory when missing.
+pub fn open_checkpoints(dir: &Path, id: &str) -> Result<Checkpoints, AgentError> {
+    let valid = !id.is_empty()
+        && !id.starts_with('.')
+        && id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !valid {
+        return Err(AgentError::session(format!(
+            "`{id}` is not a session id; `oy sessions` lists them"
+        )));
+    }
+    let parent = Workspace::open(dir)?;
+    let path = parent.path(id)?;
+    parent.create_dir_all(&path)?;
+    Ok(Checkpoints::open(
+        &parent.host_path(&path),
+        Limits::default(),
+    )?)
+}
+
+impl Agent {
+    /// Closes the turn's checkpoint (a git snapshot may run: on a
+    /// blocking thread) and reports it when the turn changed something.
+    pub(crate) async fn end_checkpoint(&self) {
+        let Some(checkpoints) = self.tools.checkpoints().map(Arc::clone) else {
+            return;
+        };
+        let tools = Arc::clone(&self.tools);
+        let summary = tokio::task::spawn_blocking(move || checkpoints.end_turn(tools.workspace()))
+            .await
+            .ok()
+            .flatten();
+        let Some(summary) = summary else { return };
+        let (commands, commands_note) = match &summary.commands {
+            Commands::None => ("none", None),
+            Commands::Git { .. } => ("git", None),
+            Commands::Untracked { why } => ("not_undoable", Some(why.clone())),
+        };
+        if summary.files.is_empty() && commands == "none" {
+            return;
+        }
+        self.emit(&AgentEvent::Checkpoint {
+            turn: summary.turn,
+            files: summary.files,
+            commands: commands.to_owned(),
+            commands_note,
+            not_kept: summary.not_kept,
+        });
+    }
+
+    /// Undoes the last `count` turns that changed something (a dry run
+    /// only reports). Refused — nothing changed — when a path was changed
+    /// since by someone else: the report names it.
+    pub async fn undo(&self, count: usize, dry_run: bool) -> Result<UndoReport, AgentError> {
+        self.restore(move |checkpoints, ws| checkpoints.undo(ws, count, dry_run))
+            .await
+    }
+
+    /// Redoes the last undo, once, before the next turn.
+    pub async fn redo(&self, dry_run: bool) -> Result<UndoReport, AgentError> {
+        self.restore(move |checkpoints, ws| checkpoints.redo(ws, dry_run))
+            .await
+    }
+
+    /// Everything the session's turns changed so far, as a unified diff.
+    pub async fn session_diff(&self) -> Result<String, AgentError> {
+        let checkpoints = self.checkpoints()?;
+        let tools = Arc::clone(&self.tools);
+        tokio::task::spawn_blocking(move || checkpoints.diff(tools.workspace()))
+            .await
+            .map_err(|error| AgentError::Build(format!("the diff stopped: {error}")))?
+            .map_err(AgentError::from)
+    }
+
+    fn checkpoints(&self) -> Result<Arc<Checkpoints>, AgentError> {
+        self.tools.checkpoints().map(Arc::clone).ok_or_else(|| {
+            AgentError::session("this session keeps no checkpoints, so there is nothing to undo")
+        })
+    }
+
+    async fn restore(
+        &self,
+        run: impl FnOnce(&Checkpoints, &Workspace) -> Result<UndoReport, oy_checkpoint::CheckpointError>
+        + Send
+        + 'static,
+    ) -> Result<UndoReport, AgentError> {
+        let checkpoints = self.checkpoints()?;
+        let tools = Arc::clone(&self.tools);
+        let report = tokio::task::spawn_blocking(move || run(&checkpoints, tools.workspace()))
+            .await
+            .map_err(|error| AgentError::Build(format!("the undo stopped: {error}")))??;
+        if report.applied || !report.conflicts.is_empty() {
+            self.emit(&AgentEvent::Undo(report.clone()));
+        }
+        Ok(report)
+    }
+}
