@@ -393,9 +393,12 @@ impl Agent {
     }
 
     /// Forgets the conversation (a chat's `/clear`); the saved history keeps it.
+    /// What the person allowed for the session goes with it: a fresh start
+    /// asks again.
     pub fn clear(&mut self) {
         self.transcript.clear();
         self.compacted_weight = None;
+        self.tools.clear_session_allows();
     }
 
     /// The session as it would be saved now.

@@ -2,8 +2,9 @@
 //! from the terminal. What the person approves is what they could see
 //! (`docs/protected-paths.md`, "Approve what you saw"): input typed before
 //! a prompt is discarded, a preview longer than the screen says how many
-//! lines it hides and pages through all of them on `v`, and a no can carry
-//! a reason for the model.
+//! lines it hides and pages through all of them on `v`, a no can carry
+//! a reason for the model, and `a` allows what the library offers for the
+//! rest of the session (the scope is shown; oy-tools decides it).
 
 use std::io::{IsTerminal, Write};
 
@@ -221,19 +222,23 @@ fn windowed(lines: &[String], budget: usize, cols: usize) -> (Vec<String>, bool)
 #[derive(Debug, PartialEq, Eq)]
 enum Said {
     Yes,
+    /// Yes, and allow the offered scope for the rest of the session.
+    Always,
     View,
     No(Option<String>),
 }
 
-/// `y`/`yes` approve and `v`/`view` shows everything; every other answer
-/// is a no. After a leading `n`/`no` (and `:` `,` `-` `.`), or on its own,
-/// any other text is the reason the model is given.
+/// `y`/`yes` approve, `a`/`always` approve for the session and
+/// `v`/`view` shows everything; every other answer is a no. After a
+/// leading `n`/`no` (and `:` `,` `-` `.`), or on its own, any other text
+/// is the reason the model is given.
 fn parse_answer(answer: Option<&str>) -> Said {
     let Some(answer) = answer.map(str::trim) else {
         return Said::No(None);
     };
     match answer.to_ascii_lowercase().as_str() {
         "y" | "yes" => return Said::Yes,
+        "a" | "always" => return Said::Always,
         "v" | "view" => return Said::View,
         "" | "n" | "no" => return Said::No(None),
         _ => {}
@@ -316,20 +321,35 @@ impl Approver for TerminalPrompt {
         }
         let (rows, cols) = screen_size().unwrap_or(DEFAULT_SIZE);
         let (shown, cut) = windowed(&lines, shown_budget(rows), cols);
+        let keys = if request.session_scope.is_some() {
+            "y/N/a"
+        } else {
+            "y/N"
+        };
         let choices = if cut {
             format!(
-                "[y/N, v: view all {} lines, or n and a reason] ",
+                "[{keys}, v: view all {} lines, or n and a reason] ",
                 lines.len()
             )
         } else {
-            "[y/N, or n and a reason] ".to_owned()
+            format!("[{keys}, or n and a reason] ")
         };
+        // What `a` would allow, in the library's words, right above the
+        // question (re-shown with it after `v`).
+        let always = request
+            .session_scope
+            .as_ref()
+            .map_or_else(String::new, |scope| {
+                let scope = visible_lines(&scope.describe()).join(" ");
+                let (scope, _) = capped(&scope, cols, MAX_LINE_ROWS);
+                format!("a = always this session: {scope}\n")
+            });
         let tool = visible_lines(&request.tool).join(" ");
         let summary = visible_lines(&request.summary).join(" ");
         let (summary, _) = capped(&summary, cols, MAX_LINE_ROWS);
         // The summary again right above the question: nothing in the
         // preview can push what is being approved off the screen.
-        let ask = format!("Allow `{tool}` to {summary}? {choices}");
+        let ask = format!("{always}Allow `{tool}` to {summary}? {choices}");
         let mut question = format!(
             "\noy: `{tool}` wants to {summary}\n{}\n{ask}",
             shown.join("\n"),
@@ -337,6 +357,14 @@ impl Approver for TerminalPrompt {
         loop {
             match parse_answer(self.prompt(&question).as_deref()) {
                 Said::Yes => return Answer::Approve.into(),
+                Said::Always if request.session_scope.is_some() => {
+                    return Answer::ApproveForSession.into();
+                }
+                Said::Always => {
+                    question = format!(
+                        "nothing here can be allowed for the whole session: answer y or n\n{ask}"
+                    );
+                }
                 Said::No(reason) => {
                     return Reply {
                         answer: Answer::Deny,
@@ -370,6 +398,12 @@ mod tests {
         assert_eq!(parse_answer(Some("y")), Said::Yes);
         assert_eq!(parse_answer(Some(" Yes ")), Said::Yes);
         assert_eq!(parse_answer(Some("v")), Said::View);
+        assert_eq!(parse_answer(Some("a")), Said::Always);
+        assert_eq!(parse_answer(Some(" Always ")), Said::Always);
+        assert_eq!(
+            parse_answer(Some("all of them")),
+            Said::No(Some("all of them".to_owned()))
+        );
         for no in [None, Some(""), Some("n"), Some("NO"), Some("   ")] {
             assert_eq!(parse_answer(no), Said::No(None), "{no:?}");
         }

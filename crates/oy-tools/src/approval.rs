@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use crate::session_allow::SessionScope;
 use crate::spec::Effect;
 
 /// The exact change an approval is about.
@@ -28,6 +29,10 @@ pub struct ApprovalRequest {
     pub summary: String,
     /// The exact change.
     pub preview: Preview,
+    /// What an [`Answer::ApproveForSession`] would allow from then on,
+    /// computed from exactly what is shown (`None`: only yes or no).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_scope: Option<SessionScope>,
 }
 
 /// A person's answer.
@@ -36,6 +41,9 @@ pub struct ApprovalRequest {
 pub enum Answer {
     /// Go ahead.
     Approve,
+    /// Go ahead, and allow the request's `session_scope` without asking
+    /// for the rest of the session. Without a scope it is [`Self::Approve`].
+    ApproveForSession,
     /// Do not.
     Deny,
 }

@@ -22,6 +22,7 @@ use crate::policy::{Decision, Policy};
 use crate::process::live::LiveSink;
 use crate::pty::PtySessions;
 use crate::sandbox::{Launch, Launched, Sandbox};
+use crate::session_allow::{SessionAllows, SessionGrant, SessionScope, Subject};
 use crate::spec::Effect;
 use crate::state::ToolState;
 
@@ -39,6 +40,9 @@ pub struct ToolContext {
     cancel: CancelToken,
     /// What every child process runs under.
     sandbox: Arc<Sandbox>,
+    /// What the person allowed for the rest of the session (in memory
+    /// only, never saved with it: see `session_allow.rs`).
+    session_allows: SessionAllows,
     /// The shell, found once (see [`Self::shell`]).
     shell: std::sync::OnceLock<std::ffi::OsString>,
     /// Where each turn's changes are kept for undo (none: not kept).
@@ -73,6 +77,7 @@ impl ToolContext {
             child_env: ChildEnv::default(),
             cancel: CancelToken::new(),
             sandbox: Arc::new(Sandbox::default()),
+            session_allows: SessionAllows::default(),
             shell: std::sync::OnceLock::new(),
             checkpoints: None,
             pty_sessions: PtySessions::default(),
@@ -226,6 +231,18 @@ impl ToolContext {
     /// `/ask` turn). A call already past its `authorize` is not affected.
     pub fn set_policy(&self, policy: Policy) {
         *self.policy.lock().unwrap_or_else(PoisonError::into_inner) = policy;
+    }
+
+    /// What the person allowed for the rest of the session by answering
+    /// "always" (a chat's `/permissions`), in the order given.
+    pub fn session_allows(&self) -> Vec<SessionScope> {
+        self.session_allows.list()
+    }
+
+    /// Forgets every session permission: the next call each one covered
+    /// asks again (a chat's `/clear`).
+    pub fn clear_session_allows(&self) {
+        self.session_allows.clear();
     }
 
     /// The ledger.
@@ -424,6 +441,21 @@ impl Invocation<'_> {
         summary: impl Into<String>,
         preview: impl FnOnce() -> Preview,
     ) -> Result<(), ToolError> {
+        self.authorize_as(&Subject::Other, effect, summary, preview)
+    }
+
+    /// [`Self::authorize`] for a call a session permission can cover
+    /// (`subject`): when the mode says "ask", a remembered scope that covers
+    /// it approves without asking (a "deny" stays a deny), and otherwise
+    /// the request offers the scope `subject` allows, remembered on an
+    /// "always" answer.
+    pub(crate) fn authorize_as(
+        &self,
+        subject: &Subject,
+        effect: Effect,
+        summary: impl Into<String>,
+        preview: impl FnOnce() -> Preview,
+    ) -> Result<(), ToolError> {
         let summary = summary.into();
         let policy = self.ctx.policy();
         let denied = |reason: String| ToolError::Denied {
@@ -431,14 +463,7 @@ impl Invocation<'_> {
             reason,
             hint: policy.hint_for(effect),
         };
-        let approval = |stage| {
-            self.ctx.emit(&ToolEvent::Approval(ApprovalEvent {
-                call_id: self.call_id.to_owned(),
-                tool: self.tool.to_owned(),
-                stage,
-                summary: summary.clone(),
-            }));
-        };
+        let approval = |stage| self.approval_event(stage, &summary, None);
         let cancelled = || {
             self.cancelled.set(true);
             ToolError::Denied {
@@ -451,8 +476,19 @@ impl Invocation<'_> {
             approval(ApprovalStage::Denied);
             return Err(cancelled());
         }
-        match policy.decide(effect) {
+        let decision = policy.decide(effect);
+        let remembered = (decision == Decision::Ask)
+            .then(|| self.ctx.session_allows.covering(self.tool, effect, subject))
+            .flatten();
+        match decision {
             Decision::Allow => {}
+            Decision::Ask if remembered.is_some() => {
+                let grant = remembered.map(|scope| SessionGrant {
+                    scope,
+                    added: false,
+                });
+                self.approval_event(ApprovalStage::Given, &summary, grant);
+            }
             Decision::Deny => {
                 approval(ApprovalStage::Denied);
                 return Err(denied(format!(
@@ -475,6 +511,7 @@ impl Invocation<'_> {
                     effect,
                     summary: summary.clone(),
                     preview: preview(),
+                    session_scope: subject.offer(self.tool, effect),
                 };
                 let reply = approver.reply(&request);
                 if reply.answer == Answer::Deny {
@@ -509,7 +546,14 @@ impl Invocation<'_> {
                     approval(ApprovalStage::Denied);
                     return Err(cancelled());
                 }
-                approval(ApprovalStage::Given);
+                let added = (reply.answer == Answer::ApproveForSession)
+                    .then_some(request.session_scope)
+                    .flatten();
+                if let Some(scope) = &added {
+                    self.ctx.session_allows.remember(scope.clone());
+                }
+                let grant = added.map(|scope| SessionGrant { scope, added: true });
+                self.approval_event(ApprovalStage::Given, &summary, grant);
             }
         }
         if effect.is_side_effect() {
@@ -520,5 +564,16 @@ impl Invocation<'_> {
             self.side_effect_recorded.set(true);
         }
         Ok(())
+    }
+
+    /// Emits an approval event for this call.
+    fn approval_event(&self, stage: ApprovalStage, summary: &str, session: Option<SessionGrant>) {
+        self.ctx.emit(&ToolEvent::Approval(ApprovalEvent {
+            call_id: self.call_id.to_owned(),
+            tool: self.tool.to_owned(),
+            stage,
+            summary: summary.to_owned(),
+            session,
+        }));
     }
 }

@@ -6,6 +6,8 @@
 
 use serde::Serialize;
 
+use crate::session_allow::SessionGrant;
+
 /// Where an approval stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -44,6 +46,11 @@ pub struct ApprovalEvent {
     pub stage: ApprovalStage,
     /// One line: what it is about.
     pub summary: String,
+    /// On `given`: the session permission involved — the one the
+    /// person's "always" answer just added, or an earlier one that allowed
+    /// the call without asking anyone (then no `asked` came before).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session: Option<SessionGrant>,
 }
 
 /// How a tool call ended.

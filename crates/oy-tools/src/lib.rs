@@ -9,6 +9,7 @@
 //! [`load_user_tools`] adds, the shared output [`limit`]er, the approval
 //! [`Policy`] (safety modes) and the [`Ceiling`] a workspace may put on it,
 //! the [`Approver`]/[`Asker`] traits a frontend implements, the
+//! [`SessionScope`]s a person allowed for the session (in memory only), the
 //! side-effect [`Ledger`], and structured [`ToolEvent`]s.
 //!
 //! Every path goes through `oy-boundary`; every side effect passes
@@ -42,6 +43,7 @@ mod protected;
 mod pty;
 mod registry;
 pub mod sandbox;
+mod session_allow;
 mod spec;
 mod state;
 pub mod tools;
@@ -69,6 +71,7 @@ pub use policy::{
 pub use pty::ChildKiller;
 pub use registry::{Registry, Tool};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
+pub use session_allow::{SessionGrant, SessionScope};
 pub use spec::{Effect, ToolSpec};
 pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
 pub use tools::default_registry;

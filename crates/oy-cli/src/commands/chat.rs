@@ -28,6 +28,8 @@ Type a task and press Enter; end a line with \\ to continue it on the next.
   /ask QUESTION      research-only turn: no file changes, no commands
   /compact           summarise older turns to free context
   /clear             start the conversation afresh (the saved history keeps it)
+                     and forget what was allowed for the session
+  /permissions       what `a` answers allowed for this session
   /save              save the session now (it is also saved after every turn)
   /resume ID         continue a saved session
   /sessions          list this workspace's saved sessions
@@ -52,6 +54,7 @@ pub(crate) enum ChatInput {
     Undo(Option<String>),
     Redo,
     Diff,
+    Permissions,
     Save,
     Sessions,
     Todo,
@@ -90,6 +93,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
         "redo" => ChatInput::Redo,
         "diff" => ChatInput::Diff,
         "clear" => ChatInput::Clear,
+        "permissions" => ChatInput::Permissions,
         "save" => ChatInput::Save,
         "sessions" => ChatInput::Sessions,
         "todo" | "todos" => ChatInput::Todo,
@@ -303,8 +307,22 @@ async fn command(config: &Config, built: &mut Built, input: ChatInput, style: St
             crate::commands::undo::chat_command(agent, input, style).await;
         }
         ChatInput::Clear => {
+            let allowed = agent.tool_context().session_allows().len();
             agent.clear();
-            say("conversation cleared");
+            say(&match allowed {
+                0 => "conversation cleared".to_owned(),
+                1 => "conversation cleared; forgot 1 session permission".to_owned(),
+                n => format!("conversation cleared; forgot {n} session permissions"),
+            });
+        }
+        ChatInput::Permissions => {
+            let allowed = agent.tool_context().session_allows();
+            if allowed.is_empty() {
+                say("nothing is allowed for this session; answer `a` at an approval to allow it");
+            }
+            for scope in allowed {
+                say(&format!("allowed for this session: {scope}"));
+            }
         }
         ChatInput::Save if agent.history().is_empty() => {
             say("nothing to save yet: a session is saved once something is said");

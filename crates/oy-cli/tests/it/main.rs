@@ -15,6 +15,7 @@ mod openai_spec;
 mod pty;
 mod support;
 
+mod cli_allow;
 mod cli_approval;
 mod cli_audit;
 mod cli_audit_secrets;

@@ -16,6 +16,7 @@ use crate::process::{self, Ending, Finished, Spawn};
 use crate::process::{spawn_error, working_dir};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 
 /// Default and largest timeout.
@@ -92,7 +93,8 @@ impl Tool for BashTool {
             });
         }
         let (dir, shown_dir) = working_dir(call, args.workdir.as_deref(), "workdir")?;
-        call.authorize(
+        call.authorize_as(
+            &Subject::shell(&args.command),
             Effect::Process,
             format!(
                 "run a shell command in {shown_dir} (timeout {} ms; {})",

@@ -17,6 +17,7 @@ use crate::output::ToolOutput;
 use crate::process::{self, Ending, Spawn, spawn_error, working_dir};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 
 /// Default and largest timeout.
@@ -100,7 +101,9 @@ impl Tool for ExecTool {
             Some(input) => format!(", {} bytes on stdin", input.len()),
             None => String::new(),
         };
-        call.authorize(
+        let env_or_stdin = !args.env.is_empty() || args.stdin.is_some();
+        call.authorize_as(
+            &Subject::argv(&args.cmd, &args.args, env_or_stdin),
             Effect::Process,
             format!(
                 "run `{}` in {shown_dir} (timeout {} s{stdin_note}; {})",

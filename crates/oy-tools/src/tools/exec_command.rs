@@ -15,6 +15,7 @@ use crate::output::ToolOutput;
 use crate::pty::{self, Collected, Ended, Ending};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 
 /// Arguments of `exec_command`.
@@ -97,7 +98,8 @@ impl Tool for ExecCommandTool {
             .into());
         }
         let shown_dir = dir.to_text();
-        call.authorize(
+        call.authorize_as(
+            &Subject::shell(&args.cmd),
             Effect::Process,
             format!(
                 "run on a new terminal in {shown_dir}: {} ({})",

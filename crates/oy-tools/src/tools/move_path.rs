@@ -11,6 +11,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 
 /// Arguments of `move`.
@@ -75,7 +76,7 @@ impl Tool for MoveTool {
             ),
             why.as_deref(),
         );
-        call.authorize(effect, summary.clone(), || {
+        call.authorize_as(&Subject::FileChange, effect, summary.clone(), || {
             Preview::Summary(summary.clone())
         })?;
         ws.rename(&from, &to, args.overwrite)?;

@@ -23,6 +23,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
@@ -108,7 +109,8 @@ impl Tool for PatchTool {
                 plan.diff(diff);
             }
         });
-        call.authorize(
+        call.authorize_as(
+            &Subject::FileChange,
             effect,
             with_reason(summary(ws, &plans), why.as_deref()),
             || diff.preview(),

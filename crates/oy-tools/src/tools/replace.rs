@@ -11,6 +11,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 use crate::state::content_digest;
 use crate::tools::read::EDITABLE_BYTES;
@@ -124,7 +125,8 @@ impl Tool for ReplaceTool {
         let diff = LazyDiff::new(|diff: &mut DiffWriter| {
             diff.file(&shown, Some(&text), Some(&updated));
         });
-        call.authorize(
+        call.authorize_as(
+            &Subject::FileChange,
             effect,
             with_reason(
                 format!(

@@ -11,6 +11,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 use crate::state::{TodoItem, TodoStatus};
 use crate::tools::seen::Seen;
@@ -87,7 +88,7 @@ impl Tool for TodoTool {
         let diff = LazyDiff::new(|diff: &mut DiffWriter| {
             diff.file("TODO.md", old.as_deref(), Some(&content));
         });
-        call.authorize(effect, summary, || diff.preview())?;
+        call.authorize_as(&Subject::FileChange, effect, summary, || diff.preview())?;
         seen.unchanged(ws, &path)?;
         let outcome = ws.write(&path, content.as_bytes())?;
         let diff = diff.for_event();

@@ -12,6 +12,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
+use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
@@ -94,7 +95,8 @@ impl Tool for WriteTool {
         let diff = LazyDiff::new(|diff: &mut DiffWriter| {
             diff.file(&shown, old.as_deref(), Some(&new_text));
         });
-        call.authorize(
+        call.authorize_as(
+            &Subject::FileChange,
             effect,
             with_reason(
                 format!(
