@@ -9,7 +9,8 @@
 //! [`load_user_tools`] adds, the shared output [`limit`]er, the approval
 //! [`Policy`] (safety modes) and the [`Ceiling`] a workspace may put on it,
 //! the [`Approver`]/[`Asker`] traits a frontend implements, the
-//! side-effect [`Ledger`], and structured [`ToolEvent`]s.
+//! side-effect [`Ledger`], structured [`ToolEvent`]s, and
+//! [`redact_secrets`] for output that ran outside the sandbox.
 //!
 //! Every path goes through `oy-boundary`; every side effect passes
 //! [`Invocation::authorize`] (policy, approval with an exact preview, ledger
@@ -40,6 +41,7 @@ mod policy;
 mod process;
 mod protected;
 mod pty;
+mod redact;
 mod registry;
 pub mod sandbox;
 mod spec;
@@ -67,6 +69,7 @@ pub use policy::{
     UnknownName,
 };
 pub use pty::ChildKiller;
+pub use redact::{Redacted, redact_secrets};
 pub use registry::{Registry, Tool};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
 pub use spec::{Effect, ToolSpec};
