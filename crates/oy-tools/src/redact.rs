@@ -30,11 +30,32 @@ const CREDENTIAL: &str = "credential";
 
 /// Replaces every secret-shaped value in `text` (see the module doc).
 pub fn redact_secrets(text: &str) -> Redacted {
+    let assignments: Vec<Assignment> = assignments(text).collect();
+    // A shape found on the line of an assignment whose value goes (its
+    // pattern may take in the name, `AWS_SECRET_ACCESS_KEY=…`) is covered
+    // by the value's redaction: the name stays.
+    let on_assignment = |range: &Range<usize>| {
+        assignments
+            .iter()
+            .any(|a| a.secret && a.line.start <= range.start && range.end <= a.line.end)
+    };
     let mut spans: Vec<(Range<usize>, &'static str)> = oy_secrets::find_secrets(text)
         .into_iter()
-        .map(|span| (span.range, span.kind))
+        .filter(|span| !on_assignment(&span.range))
+        .map(|span| {
+            // A pattern that ends at a delimiter may take in the line's end.
+            let kept = text.get(span.range.clone()).unwrap_or_default();
+            let trimmed = kept.trim_end_matches(char::is_whitespace).len();
+            (span.range.start..span.range.start + trimmed, span.kind)
+        })
+        .filter(|(range, _)| !range.is_empty())
         .collect();
-    spans.extend(assignment_values(text).map(|range| (range, CREDENTIAL)));
+    spans.extend(
+        assignments
+            .iter()
+            .filter(|a| a.secret)
+            .map(|a| (a.value.clone(), CREDENTIAL)),
+    );
     spans.sort_by_key(|(range, _)| (range.start, std::cmp::Reverse(range.end)));
     let mut out = String::with_capacity(text.len());
     let mut count = 0;
@@ -66,9 +87,18 @@ pub fn redact_secrets(text: &str) -> Redacted {
     Redacted { text: out, count }
 }
 
-/// The byte ranges of the values of `NAME=value` lines whose variable the
-/// child-environment filter would drop.
-fn assignment_values(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
+/// One `NAME=value` line.
+struct Assignment {
+    /// The whole line, its line ending included.
+    line: Range<usize>,
+    /// The value.
+    value: Range<usize>,
+    /// True when the child-environment filter would drop the variable.
+    secret: bool,
+}
+
+/// The `NAME=value` lines of `text` (`env`, `export`, `declare -x`).
+fn assignments(text: &str) -> impl Iterator<Item = Assignment> + '_ {
     let mut offset = 0;
     text.split_inclusive('\n').filter_map(move |line| {
         let start = offset;
@@ -93,11 +123,12 @@ fn assignment_values(text: &str) -> impl Iterator<Item = Range<usize>> + '_ {
             .and_then(|v| v.strip_suffix('"'))
             .or_else(|| value.strip_prefix('\'').and_then(|v| v.strip_suffix('\'')))
             .unwrap_or(value);
-        if !is_credential_like(OsStr::new(name), OsStr::new(unquoted)) {
-            return None;
-        }
         let value_start = start + (content.len() - value.len());
-        Some(value_start..start + content.len())
+        Some(Assignment {
+            line: start..offset,
+            value: value_start..start + content.len(),
+            secret: is_credential_like(OsStr::new(name), OsStr::new(unquoted)),
+        })
     })
 }
 
@@ -137,6 +168,13 @@ mod tests {
         );
         assert!(redacted.text.contains("PATH=/usr/bin:/bin\n"));
         assert!(redacted.text.contains("OPENAI_API_KEY=[redacted: "));
+        assert!(
+            redacted
+                .text
+                .contains("\nAWS_SECRET_ACCESS_KEY=[redacted: credential]\nMY_SERVICE_TOKEN="),
+            "{}",
+            redacted.text
+        );
         assert!(
             redacted
                 .text
