@@ -137,6 +137,22 @@ mod tests {
     }
 
     #[test]
+    fn every_command_in_the_help_is_completed() {
+        let listed: Vec<&str> = HELP
+            .lines()
+            .filter_map(|line| line.trim_start().strip_prefix('/'))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .collect();
+        assert!(listed.len() >= 10, "{listed:?}");
+        for name in listed {
+            assert!(
+                COMMANDS.contains(&name),
+                "/{name} is in /help but Tab does not complete it"
+            );
+        }
+    }
+
+    #[test]
     fn a_slash_at_the_start_completes_command_names() {
         assert_eq!(replacements("/mo"), ["mode", "model"]);
         assert_eq!(replacements("/"), COMMANDS);
