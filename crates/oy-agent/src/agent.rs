@@ -14,6 +14,7 @@ use crate::budget::{ContextBudget, FALLBACK_WINDOW, known_window};
 use crate::error::AgentError;
 use crate::events::{AgentEvent, AgentEventSink, NoAgentEvents, TokenUsage};
 use crate::instructions::read_agents_md;
+use crate::notes::ContextNote;
 use crate::session::{SavedSession, SessionHeader, SessionStore, new_session_id};
 use crate::transcript::{Entry, Transcript};
 use crate::window::{WindowOrigin, WindowProbe};
@@ -243,6 +244,7 @@ impl AgentBuilder {
             compacted_weight: None,
             window_probe,
             window_origin,
+            pending_notes: Vec::new(),
         };
         agent.emit(&AgentEvent::SessionStarted {
             session_id: agent.header.id.clone(),
@@ -292,6 +294,8 @@ pub struct Agent {
     pub(crate) window_probe: WindowProbe,
     /// Where the budget's window came from.
     pub(crate) window_origin: WindowOrigin,
+    /// Notes for the next turn's user message (`notes.rs`).
+    pub(crate) pending_notes: Vec<ContextNote>,
 }
 
 /// The window before the server is asked, and where it came from.
@@ -392,11 +396,13 @@ impl Agent {
         self.budget.estimate(self.request_bytes())
     }
 
-    /// Forgets the conversation (a chat's `/clear`); the saved history keeps it.
-    /// What the person allowed for the session goes with it: a fresh start
-    /// asks again.
+    /// Forgets the conversation (a chat's `/clear`) and the notes queued
+    /// for the next turn; the saved history keeps what was said. What the
+    /// person allowed for the session goes with it: a fresh start asks
+    /// again.
     pub fn clear(&mut self) {
         self.transcript.clear();
+        self.pending_notes.clear();
         self.compacted_weight = None;
         self.tools.clear_session_allows();
     }

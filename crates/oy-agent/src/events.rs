@@ -5,6 +5,8 @@
 use serde::Serialize;
 
 use oy_tools::ToolEvent;
+
+use crate::prompt::Attachment;
 pub use oy_tools::{
     ApprovalEvent, ApprovalStage, CallStatus, OutputStream, ToolCallFinished, ToolCallStarted,
     ToolOutputDelta,
@@ -81,8 +83,12 @@ pub enum AgentEvent {
     TurnStarted {
         /// Counts from 1 within the session.
         turn: u64,
-        /// The prompt.
+        /// The prompt, as the person typed it.
         prompt: String,
+        /// What its `@path` mentions attached (path, kind, lines,
+        /// truncated; not the content).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        attachments: Vec<Attachment>,
     },
     /// A model request is about to be sent (a frontend shows that it
     /// waits for the model).

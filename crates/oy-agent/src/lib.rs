@@ -5,9 +5,11 @@
 //! the tool loop of a [`Agent::turn`] and its fail-closed guards (repeated
 //! failures, tool-only churn, a request cap), the system instructions
 //! (with the workspace's `AGENTS.md`), the [`ContextBudget`] and
-//! compaction, saved sessions ([`SessionStore`]), and the [`AgentEvent`]s a
-//! frontend or an embedding program receives. Build one with
-//! [`AgentBuilder`].
+//! compaction, saved sessions ([`SessionStore`]), the [`AgentEvent`]s a
+//! frontend or an embedding program receives, and what a person adds to a
+//! turn besides their words: files their `@path` mentions attach
+//! ([`Agent::prepare`], a [`Prompt`]) and [`ContextNote`]s about what
+//! happened since the last turn. Build one with [`AgentBuilder`].
 //!
 //! It is the only crate that knows both `oy-tools` and `oy-provider`: it
 //! converts tool specs into wire-neutral schemas and model calls into tool
@@ -24,6 +26,9 @@ mod compaction;
 mod error;
 mod events;
 mod instructions;
+mod mentions;
+mod notes;
+mod prompt;
 mod session;
 mod transcript;
 mod turn;
@@ -39,6 +44,12 @@ pub use events::{
     TurnStop,
 };
 pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
+pub use mentions::{
+    Completion, CompletionCandidate, Mention, MentionError, attach_mentions, complete_mention,
+    find_mentions,
+};
+pub use notes::{ContextNote, ShellStatus};
+pub use prompt::{Attachment, AttachmentKind, Prompt};
 pub use session::{SESSION_VERSION, SavedSession, SessionHeader, SessionStore, new_session_id};
 pub use transcript::{Entry, PairingError, Transcript};
 pub use turn::TurnOutcome;

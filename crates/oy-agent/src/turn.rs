@@ -21,6 +21,7 @@ use crate::agent::Agent;
 use crate::compaction::{self, Trigger};
 use crate::error::AgentError;
 use crate::events::{AgentEvent, TokenUsage, TurnStop};
+use crate::prompt::Prompt;
 use crate::transcript::Entry;
 
 /// What a turn came to.
@@ -76,25 +77,28 @@ enum Streamed {
 const CANCELLED: &str = "cancelled by the user";
 
 impl Agent {
-    /// Runs one turn for `prompt` with the current policy. A prompt that
-    /// cannot fit the model's window with the instructions and tool
-    /// definitions is refused with [`AgentError::PromptTooLarge`] before
-    /// any request, and nothing of it is recorded.
-    pub async fn turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
-        self.run_turn(prompt).await
+    /// Runs one turn for `prompt` with the current policy: text (sent as
+    /// it is) or a [`Prompt`] from [`Agent::prepare`] (with what its
+    /// mentions attached). The [`ContextNote`](crate::ContextNote)s queued
+    /// since the last turn go in front of it. A message that cannot fit
+    /// the model's window with the instructions and tool definitions is
+    /// refused with [`AgentError::PromptTooLarge`] before any request, and
+    /// nothing of it is recorded (the notes stay queued).
+    pub async fn turn(&mut self, prompt: impl Into<Prompt>) -> Result<TurnOutcome, AgentError> {
+        self.run_turn(prompt.into()).await
     }
 
     /// A research-only turn (a chat's `/ask`): the tools of `plan` mode —
     /// no writes, no commands, no network (a fetch could carry workspace
     /// text out in its URL) — for this turn, the policy restored after.
-    pub async fn ask(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+    pub async fn ask(&mut self, prompt: impl Into<Prompt>) -> Result<TurnOutcome, AgentError> {
         let saved = self.policy();
         self.set_policy(Policy {
             mode: Mode::Plan,
             network: oy_tools::Network::Deny,
             ..saved
         });
-        let outcome = self.run_turn(prompt).await;
+        let outcome = self.run_turn(prompt.into()).await;
         self.set_policy(saved);
         outcome
     }
@@ -105,15 +109,17 @@ impl Agent {
         self.save().await
     }
 
-    async fn run_turn(&mut self, prompt: &str) -> Result<TurnOutcome, AgentError> {
+    async fn run_turn(&mut self, prompt: Prompt) -> Result<TurnOutcome, AgentError> {
         self.ask_window();
+        let message = prompt.message(&self.pending_notes);
         // A prompt too large for the window is refused before it counts
         // as a turn: no event, nothing recorded (docs/events.md).
-        self.check_prompt_fits(prompt).await?;
+        self.check_prompt_fits(&message).await?;
+        self.pending_notes.clear();
         self.header.turns += 1;
         let turn = self.header.turns;
         if self.header.title.is_empty() {
-            self.header.title = title(prompt);
+            self.header.title = title(prompt.text());
         }
         self.tools.ledger().begin_turn();
         if let Some(checkpoints) = self.tools.checkpoints()
@@ -125,11 +131,10 @@ impl Agent {
         }
         self.emit(&AgentEvent::TurnStarted {
             turn,
-            prompt: prompt.to_owned(),
+            prompt: prompt.text().to_owned(),
+            attachments: prompt.attachments().to_vec(),
         });
-        self.record(Entry::User {
-            text: prompt.to_owned(),
-        });
+        self.record(Entry::User { text: message });
         let mut outcome = TurnOutcome {
             turn,
             stop: TurnStop::Done,

@@ -10,7 +10,8 @@
 //! [`Policy`] (safety modes) and the [`Ceiling`] a workspace may put on it,
 //! the [`Approver`]/[`Asker`] traits a frontend implements, the
 //! [`SessionScope`]s a person allowed for the session (in memory only), the
-//! side-effect [`Ledger`], and structured [`ToolEvent`]s.
+//! side-effect [`Ledger`], structured [`ToolEvent`]s, and
+//! [`redact_secrets`] for output that ran outside the sandbox.
 //!
 //! Every path goes through `oy-boundary`; every side effect passes
 //! [`Invocation::authorize`] (policy, approval with an exact preview, ledger
@@ -41,6 +42,7 @@ mod policy;
 mod process;
 mod protected;
 mod pty;
+mod redact;
 mod registry;
 pub mod sandbox;
 mod session_allow;
@@ -69,6 +71,7 @@ pub use policy::{
     UnknownName,
 };
 pub use pty::ChildKiller;
+pub use redact::{Redacted, redact_secrets};
 pub use registry::{Registry, Tool};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
 pub use session_allow::{SessionGrant, SessionScope};

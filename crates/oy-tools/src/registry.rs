@@ -128,6 +128,33 @@ impl Registry {
         })
     }
 
+    /// Runs a read-only call on the person's behalf (a file they attach to
+    /// their prompt): the same lookup, policy check, tool and output cap
+    /// as a model's call, so what is attached is exactly what the model
+    /// would have read — but reported by no event (the model did not ask),
+    /// and a failure returned as `Err` for the person to read. Only a tool
+    /// whose effect is [`Effect::Read`] runs this way: anything else needs
+    /// the approval gate a model's call passes.
+    pub fn run_read_only(
+        &self,
+        ctx: &ToolContext,
+        call_id: &str,
+        name: &str,
+        args: &Value,
+    ) -> Result<ToolOutput, ToolError> {
+        let tool = self.lookup(ctx, name)?;
+        if tool.spec().effect != Effect::Read {
+            return Err(ToolError::NotOffered {
+                tool: name.to_owned(),
+                reason: "only tools that read run without the model asking".to_owned(),
+                hint: String::new(),
+            });
+        }
+        let call = ctx.begin_call(call_id, &tool.spec().name, args);
+        let output = tool.run(&call, args)?;
+        Ok(capped(ctx, output))
+    }
+
     /// Runs `call` between its `tool_call_started` and `tool_call_finished`
     /// events; an `Err` becomes the model's `TOOL_ERROR`.
     fn reported(
@@ -211,12 +238,17 @@ impl Registry {
                 let _ = checkpoints.after_call(ctx.workspace());
             }
         }
-        let limited = limit(&output.text, ctx.output_limit());
-        if limited.truncated() {
-            let shown = limited.text.into_owned();
-            output.full_text = Some(std::mem::replace(&mut output.text, shown));
-            output.truncated = true;
-        }
-        output
+        capped(ctx, output)
     }
+}
+
+/// `output` cut to the context's cap, the uncut text kept beside it.
+fn capped(ctx: &ToolContext, mut output: ToolOutput) -> ToolOutput {
+    let limited = limit(&output.text, ctx.output_limit());
+    if limited.truncated() {
+        let shown = limited.text.into_owned();
+        output.full_text = Some(std::mem::replace(&mut output.text, shown));
+        output.truncated = true;
+    }
+    output
 }

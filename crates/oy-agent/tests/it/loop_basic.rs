@@ -199,7 +199,7 @@ async fn events_arrive_in_order_and_the_turn_reports_usage() {
     }
     assert!(matches!(
         &events[1],
-        AgentEvent::TurnStarted { turn: 1, prompt } if prompt == "read a.txt"
+        AgentEvent::TurnStarted { turn: 1, prompt, .. } if prompt == "read a.txt"
     ));
     let requests: Vec<(u32, u64, u64)> = events
         .iter()

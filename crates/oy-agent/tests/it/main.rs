@@ -22,5 +22,6 @@ mod frontend_events;
 mod loop_basic;
 mod loop_guards;
 mod prompt_fit;
+mod prompt_mentions;
 mod retry_gate;
 mod sessions;

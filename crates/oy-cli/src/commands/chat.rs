@@ -1,7 +1,12 @@
 //! `oy chat`: the interactive session. rustyline reads lines (history file
-//! under the data directory, `\` at the end of a line continues it); plain
-//! lines are turns, `/` lines are commands. Ctrl-C during a turn cancels
-//! the turn, at the prompt it clears the line; Ctrl-D quits.
+//! under the data directory, `\` at the end of a line continues it, Tab
+//! completes in `complete.rs`); plain lines are turns (their `@path`
+//! mentions attached), `/` lines are commands, `!` lines the person's own
+//! shell commands (`shell.rs`). Ctrl-C during a turn cancels the turn, at
+//! the prompt it clears the line; Ctrl-D quits.
+
+mod complete;
+mod shell;
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -10,8 +15,9 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use oy_agent::{Agent, TurnOutcome};
 use oy_tools::Mode;
-use rustyline::DefaultEditor;
 use rustyline::error::ReadlineError;
+
+use self::complete::ChatEditor;
 
 use crate::agent_setup::{Built, Resume, build, runtime};
 use crate::cli::ChatArgs;
@@ -22,6 +28,9 @@ use crate::signals::Interrupts;
 
 const HELP: &str = "\
 Type a task and press Enter; end a line with \\ to continue it on the next.
+  @path              attach a file or directory (@\"a b.txt\" for spaces; @@ for a plain @)
+  !command           run a command in your shell; its output goes with your next message
+  Tab                complete a /command or an @path
   /help              this list
   /mode [MODE]       show or set the mode: plan, default, accept-edits, auto-approve
   /model [ID]        show or switch the model
@@ -45,6 +54,7 @@ Ctrl-C cancels a running turn; at the prompt it clears the line.";
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) enum ChatInput {
     Turn(String),
+    Shell(String),
     Ask(String),
     Mode(Option<String>),
     Model(Option<String>),
@@ -70,6 +80,12 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
     let trimmed = line.trim();
     if trimmed.is_empty() {
         return ChatInput::Empty;
+    }
+    if let Some(command) = trimmed.strip_prefix('!') {
+        return match command.trim() {
+            "" => ChatInput::Unknown("! needs a command, e.g. !git status".to_owned()),
+            command => ChatInput::Shell(command.to_owned()),
+        };
     }
     let Some(command) = trimmed.strip_prefix('/') else {
         return ChatInput::Turn(line.trim_end().to_owned());
@@ -107,12 +123,15 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
     let style = Style::detect(std::io::IsTerminal::is_terminal(&std::io::stderr()));
     let resume = Resume::from_flags(args.resume.clone(), args.continue_);
     let history = history_file(&config)?;
-    let mut editor = DefaultEditor::new().context("cannot start the line editor")?;
+    let workspace = oy_boundary::Workspace::open(&config.root).ok();
+    let mut editor = complete::editor(workspace).context("cannot start the line editor")?;
     if let Some(path) = &history {
         let _ = editor.load_history(path);
     }
     // `oy chat "first message"`: the first turn, before the prompt.
     let mut first = Some(args.prompt.join(" ")).filter(|text| !text.trim().is_empty());
+    // A message whose mention could not be attached comes back to be fixed.
+    let mut again: Option<String> = None;
     runtime()?.block_on(async {
         let connected = crate::provider_setup::connect(&config).await?;
         let mut provider = Arc::clone(&connected.provider);
@@ -139,7 +158,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 Some(message) => Ok(Some(message)),
                 None => {
                     interrupts.set_idle(true);
-                    let line = read_input(&mut editor);
+                    let line = read_input(&mut editor, again.take());
                     interrupts.set_idle(false);
                     line
                 }
@@ -167,8 +186,34 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                     say_styled(|text| style.yellow(text), &message);
                     continue;
                 }
-                ChatInput::Turn(prompt) => built.agent.turn(&prompt).await,
-                ChatInput::Ask(question) => built.agent.ask(&question).await,
+                ChatInput::Turn(text) => match prepare(&built.agent, &text, style).await {
+                    Some(prompt) => built.agent.turn(prompt).await,
+                    None => {
+                        again = Some(text);
+                        continue;
+                    }
+                },
+                ChatInput::Ask(text) => match prepare(&built.agent, &text, style).await {
+                    Some(prompt) => built.agent.ask(prompt).await,
+                    None => {
+                        again = Some(format!("/ask {text}"));
+                        continue;
+                    }
+                },
+                ChatInput::Shell(command) => {
+                    shell::run(&mut built.agent, &command, style).await;
+                    if interrupts.terminate_requested() {
+                        if !built.agent.history().is_empty() {
+                            let _ = built.agent.save().await;
+                        }
+                        return Ok(Exit::Interrupted);
+                    }
+                    if built.cancel.is_cancelled() {
+                        built.cancel.reset();
+                        interrupts.rearm();
+                    }
+                    continue;
+                }
                 ChatInput::Resume(id) => {
                     let Some(id) = id else {
                         say("/resume needs a session id; /sessions lists them");
@@ -242,12 +287,18 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
     })
 }
 
-/// Reads one input, joining lines that end with `\`. `None` at Ctrl-D.
-fn read_input(editor: &mut DefaultEditor) -> Result<Option<String>> {
+/// Reads one input, joining lines that end with `\`, starting from
+/// `initial` (one line) when given. `None` at Ctrl-D.
+fn read_input(editor: &mut ChatEditor, initial: Option<String>) -> Result<Option<String>> {
     let mut text = String::new();
     let mut prompt = "› ";
+    let mut initial = initial.filter(|line| !line.contains('\n'));
     loop {
-        match editor.readline(prompt) {
+        let read = match initial.take() {
+            Some(line) => editor.readline_with_initial(prompt, (&line, "")),
+            None => editor.readline(prompt),
+        };
+        match read {
             Ok(line) => {
                 if let Some(head) = line.strip_suffix('\\') {
                     text.push_str(head);
@@ -434,12 +485,27 @@ fn history_file(config: &Config) -> Result<Option<PathBuf>> {
     Ok(Some(dir.join("history")))
 }
 
-fn save_history(editor: &mut DefaultEditor, path: &std::path::Path) {
+fn save_history(editor: &mut ChatEditor, path: &std::path::Path) {
     if editor.save_history(path).is_ok() {
         use std::os::unix::fs::PermissionsExt;
         // History can hold secrets typed at the prompt: 0600 whatever
         // rustyline's version does with the umask.
         let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+    }
+}
+
+/// The prompt for `text` with its mentions attached, said on the screen;
+/// `None` (the reason said) when one cannot be attached.
+async fn prepare(agent: &Agent, text: &str, style: Style) -> Option<oy_agent::Prompt> {
+    match agent.prepare(text).await {
+        Ok(prompt) => {
+            crate::mentions::say_attached(&prompt, style);
+            Some(prompt)
+        }
+        Err(error) => {
+            say_styled(|text| style.yellow(text), &crate::mentions::refusal(&error));
+            None
+        }
     }
 }
 

@@ -10,11 +10,11 @@ use crate::agent_setup::{Resume, build, exit_for, runtime};
 use crate::cli::RunArgs;
 use crate::config::Config;
 use crate::exit::{Exit, UsageError};
-use crate::render::{Output, Renderer};
+use crate::render::{Output, Renderer, Style};
 use crate::signals::Interrupts;
 
 pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
-    let prompt = prompt(&args)?;
+    let (prompt, typed) = prompt(&args)?;
     let output = if args.json {
         Output::Json
     } else if args.quiet {
@@ -37,7 +37,25 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
             built.cancel.clone(),
             built.agent.tool_context().child_killer(),
         )?;
-        let outcome = built.agent.turn(&prompt).await;
+        // Mentions are read in a typed prompt only: one piped in is often
+        // a document (an issue, a log) whose `@names` are not paths.
+        let prompt = if typed {
+            let prompt = built
+                .agent
+                .prepare(&prompt)
+                .await
+                .map_err(|error| UsageError::new(crate::mentions::refusal(&error)))?;
+            if output == Output::Human {
+                crate::mentions::say_attached(
+                    &prompt,
+                    Style::detect(std::io::stderr().is_terminal()),
+                );
+            }
+            prompt
+        } else {
+            oy_agent::Prompt::new(prompt)
+        };
+        let outcome = built.agent.turn(prompt).await;
         renderer.finish_text();
         drop(interrupts);
         match outcome {
@@ -61,11 +79,12 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
     })
 }
 
-/// The prompt from the arguments, or all of stdin when there are none (or `-`).
-fn prompt(args: &RunArgs) -> Result<String> {
+/// The prompt from the arguments (`true`: typed, its mentions are read),
+/// or all of stdin when there are none (or `-`).
+fn prompt(args: &RunArgs) -> Result<(String, bool)> {
     let joined = args.prompt.join(" ");
     if !joined.trim().is_empty() && joined != "-" {
-        return Ok(joined);
+        return Ok((joined, true));
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
@@ -88,5 +107,5 @@ fn prompt(args: &RunArgs) -> Result<String> {
     if text.trim().is_empty() {
         return Err(UsageError::new("the prompt on stdin is empty").into());
     }
-    Ok(text)
+    Ok((text, false))
 }

@@ -2,7 +2,7 @@
 //! deltas of a running command — in order, coalesced, bounded, flushed
 //! before `tool_call_finished`, none for a silent command — and how each
 //! call ended (`status`, `exit_code`), with the diff of every applied file
-//! change.
+//! change — and nothing of a read run for the person (an `@path` mention).
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -408,4 +408,43 @@ fn a_huge_diff_is_capped_in_the_event() {
     // Three header lines and 50 000 added lines in all.
     assert_eq!(kept.lines().count() + more, 50_003);
     assert!(kept.ends_with(&format!("+line {}", kept.lines().count() - 4)));
+}
+
+#[test]
+fn a_read_for_the_person_is_reported_by_no_event_and_counts_as_read() {
+    let env = Env::new(Mode::AcceptEdits);
+    env.file("a.txt", "old\n");
+    let out = env
+        .registry
+        .run_read_only(&env.ctx, "mention-1", "read", &json!({"path": "a.txt"}))
+        .unwrap();
+    assert_eq!(out.text, "1\told\n");
+    assert!(env.events.events.lock().unwrap().is_empty());
+    // `replace` takes it as read: no "read it first" refusal.
+    let replaced = env.call(
+        "replace",
+        json!({"path": "a.txt", "old": "old", "new": "new"}),
+    );
+    assert!(replaced.ok, "{}", replaced.text);
+    assert_eq!(env.read("a.txt"), "new\n");
+}
+
+#[test]
+fn only_reading_tools_run_for_the_person() {
+    let env = auto();
+    let refused = env.registry.run_read_only(
+        &env.ctx,
+        "mention-1",
+        "write",
+        &json!({"path": "a.txt", "content": "x"}),
+    );
+    assert!(
+        matches!(refused, Err(oy_tools::ToolError::NotOffered { .. })),
+        "{refused:?}"
+    );
+    assert!(!env.exists("a.txt"));
+    let missing =
+        env.registry
+            .run_read_only(&env.ctx, "mention-2", "read", &json!({"path": "nope.txt"}));
+    assert!(missing.is_err());
 }
