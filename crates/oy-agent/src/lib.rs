@@ -4,7 +4,8 @@
 //! tool results, summaries — each call paired with exactly one result),
 //! the tool loop of a [`Agent::turn`] and its fail-closed guards (repeated
 //! failures, tool-only churn, a request cap), the system instructions
-//! (with the workspace's `AGENTS.md`), the [`ContextBudget`] and
+//! (with the workspace's `AGENTS.md`, and [`INIT_PROMPT`], the turn that
+//! writes it), the [`ContextBudget`] and
 //! compaction, saved sessions ([`SessionStore`]), and the [`AgentEvent`]s a
 //! frontend or an embedding program receives. Build one with
 //! [`AgentBuilder`].
@@ -23,6 +24,7 @@ mod budget;
 mod compaction;
 mod error;
 mod events;
+mod init;
 mod instructions;
 mod session;
 mod transcript;
@@ -37,6 +39,7 @@ pub use events::{
     NoAgentEvents, OutputStream, TokenUsage, ToolCallFinished, ToolCallStarted, ToolOutputDelta,
     TurnStop,
 };
+pub use init::INIT_PROMPT;
 pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
 pub use session::{SESSION_VERSION, SavedSession, SessionHeader, SessionStore, new_session_id};
 pub use transcript::{Entry, PairingError, Transcript};
