@@ -8,6 +8,7 @@ mod chat;
 mod completions;
 mod doctor;
 mod model;
+mod resume;
 mod run;
 mod sandbox;
 mod sessions;
@@ -35,6 +36,10 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Chat(command)) => {
             let config = for_agent(&command.flags.common())?;
             chat::run(config, command.args)
+        }
+        Some(Command::Resume(command)) => {
+            let config = for_agent(&command.flags.common())?;
+            resume::run(config, command)
         }
         Some(Command::Model(args)) => {
             let config = Config::resolve(&Common::default().provider(&args.provider))?;
@@ -139,4 +144,26 @@ fn lone_word(prompt: &[String]) -> Result<()> {
         ),
     };
     Err(UsageError::new(message).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chat::{ChatInput, parse_input};
+
+    #[test]
+    fn every_reserved_name_but_those_kept_for_later_is_a_built_in_chat_command() {
+        // Names kept for commands other branches of this work bring.
+        let kept = ["undo", "redo", "diff", "permissions"];
+        for name in crate::prompt_commands::BUILTINS {
+            let input = parse_input(&format!("/{name}"));
+            assert!(
+                kept.contains(name) || !matches!(input, ChatInput::Custom(..)),
+                "/{name} parses as {input:?}"
+            );
+        }
+        assert_eq!(
+            parse_input("/review  src/lib.rs  now "),
+            ChatInput::Custom("review".to_owned(), "src/lib.rs  now".to_owned())
+        );
+    }
 }

@@ -15,6 +15,7 @@ mod exit;
 mod json_text;
 mod lone_word;
 mod private_dir;
+mod prompt_commands;
 mod provider_setup;
 mod render;
 mod report;

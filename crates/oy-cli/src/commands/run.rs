@@ -14,7 +14,7 @@ use crate::render::{Output, Renderer};
 use crate::signals::Interrupts;
 
 pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
-    let prompt = prompt(&args)?;
+    let prompt = prompt(&config, &args)?;
     let output = if args.json {
         Output::Json
     } else if args.quiet {
@@ -61,11 +61,12 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
     })
 }
 
-/// The prompt from the arguments, or all of stdin when there are none (or `-`).
-fn prompt(args: &RunArgs) -> Result<String> {
+/// The prompt from the arguments (`/init` and `/NAME ARGS` expanded), or
+/// all of stdin when there are none (or `-`), sent as it is.
+fn prompt(config: &Config, args: &RunArgs) -> Result<String> {
     let joined = args.prompt.join(" ");
     if !joined.trim().is_empty() && joined != "-" {
-        return Ok(joined);
+        return crate::prompt_commands::expand_for_run(config, joined);
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
