@@ -106,7 +106,7 @@ pub(crate) fn report(loaded: &PromptCommands, untrusted: bool) {
         crate::report::hint(&format!(
             "ignoring prompt file {}: {}",
             terminal_line(&skipped.file),
-            skipped.reason
+            terminal_line(&skipped.reason.to_string())
         ));
     }
     if loaded.skipped.len() > MAX_SKIPS_SHOWN {
