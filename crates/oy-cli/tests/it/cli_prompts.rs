@@ -11,7 +11,7 @@ use crate::cli_chat::chat;
 use crate::cli_run::{run, session_id, sessions_dir};
 use crate::mock_model::{self, Wire, call, text, user_texts};
 use crate::pty::Pty;
-use crate::support::{Oy, assert_terminal_safe};
+use crate::support::{HOSTILE_NAME, Oy, assert_terminal_safe};
 
 /// The global prompts directory as the binary sees it.
 fn global_prompts(oy: &Oy) -> PathBuf {
@@ -290,4 +290,25 @@ fn resume_in_chat_without_an_id_picks_another_session() {
     chat.prompt();
     chat.send("\x04");
     assert_eq!(chat.wait(), 0, "{}", chat.screen());
+}
+
+#[test]
+fn hostile_prompt_file_names_and_texts_reach_the_terminal_safely() {
+    let oy = Oy::new();
+    oy.file(&format!(".oy/prompts/{HOSTILE_NAME}.md"), "x");
+    oy.file(
+        ".oy/prompts/ok.md",
+        "---\ndescription: fine\n---\nOK $ARGUMENTS",
+    );
+    std::fs::write(global_prompts(&oy).join(format!("{HOSTILE_NAME}.md")), "y").unwrap();
+    let mock = mock_model::start(Wire::Chat, vec![text("Done.")]);
+    let out = run(&oy, &mock, &["--trust-prompts", "/ok", "go"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("ignoring prompt file"),
+        "{}",
+        out.stderr
+    );
+    assert_terminal_safe("oy run /ok", &out.stderr);
+    assert_eq!(user_texts(&mock.requests()[0]), ["OK go"]);
 }
