@@ -4,7 +4,8 @@
 //! tool results, summaries — each call paired with exactly one result),
 //! the tool loop of a [`Agent::turn`] and its fail-closed guards (repeated
 //! failures, tool-only churn, a request cap), the system instructions
-//! (with the workspace's `AGENTS.md`), the [`ContextBudget`] and
+//! (with the workspace's `AGENTS.md`, and [`INIT_PROMPT`], the turn that
+//! writes it), the [`ContextBudget`] and
 //! compaction, saved sessions ([`SessionStore`]), the [`AgentEvent`]s a
 //! frontend or an embedding program receives, and what a person adds to a
 //! turn besides their words: files their `@path` mentions attach
@@ -25,6 +26,7 @@ mod budget;
 mod compaction;
 mod error;
 mod events;
+mod init;
 mod instructions;
 mod mentions;
 mod notes;
@@ -43,6 +45,7 @@ pub use events::{
     NoAgentEvents, OutputStream, TokenUsage, ToolCallFinished, ToolCallStarted, ToolOutputDelta,
     TurnStop,
 };
+pub use init::INIT_PROMPT;
 pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
 pub use mentions::{
     Completion, CompletionCandidate, Mention, MentionError, attach_mentions, complete_mention,

@@ -11,6 +11,7 @@ use oy_checkpoint::{Checkpoints, Commands, Limits, UndoReport};
 use crate::agent::Agent;
 use crate::error::AgentError;
 use crate::events::AgentEvent;
+use crate::notes::ContextNote;
 
 /// The name of the directory, under the frontend's data directory, that
 /// holds one checkpoint directory per session.
@@ -71,13 +72,15 @@ impl Agent {
     /// Undoes the last `count` turns that changed something (a dry run
     /// only reports). Refused — nothing changed — when a path was changed
     /// since by someone else: the report names it.
-    pub async fn undo(&self, count: usize, dry_run: bool) -> Result<UndoReport, AgentError> {
+    /// An applied undo or redo is told to the model with the next turn,
+    /// so it does not go on from files that are no longer there.
+    pub async fn undo(&mut self, count: usize, dry_run: bool) -> Result<UndoReport, AgentError> {
         self.restore(move |checkpoints, ws| checkpoints.undo(ws, count, dry_run))
             .await
     }
 
     /// Redoes the last undo, once, before the next turn.
-    pub async fn redo(&self, dry_run: bool) -> Result<UndoReport, AgentError> {
+    pub async fn redo(&mut self, dry_run: bool) -> Result<UndoReport, AgentError> {
         self.restore(move |checkpoints, ws| checkpoints.redo(ws, dry_run))
             .await
     }
@@ -99,7 +102,7 @@ impl Agent {
     }
 
     async fn restore(
-        &self,
+        &mut self,
         run: impl FnOnce(&Checkpoints, &Workspace) -> Result<UndoReport, oy_checkpoint::CheckpointError>
         + Send
         + 'static,
@@ -112,6 +115,35 @@ impl Agent {
         if report.applied || !report.conflicts.is_empty() {
             self.emit(&AgentEvent::Undo(report.clone()));
         }
+        if report.applied {
+            self.add_context_note(ContextNote::new("undo", undo_note(&report)));
+        }
         Ok(report)
     }
+}
+
+/// What the model is told after an undo or redo.
+fn undo_note(report: &UndoReport) -> String {
+    let turns: Vec<String> = report.turns.iter().map(u64::to_string).collect();
+    let what = match report.direction {
+        oy_checkpoint::RestoreDirection::Undo => format!(
+            "The user undid turn(s) {}: these paths are back to how they were before: ",
+            turns.join(", ")
+        ),
+        oy_checkpoint::RestoreDirection::Redo => format!(
+            "The user redid turn(s) {}: these paths are again as those turns left them: ",
+            turns.join(", ")
+        ),
+    };
+    let mut text = what + &report.paths.join(", ");
+    if !report.unrestorable.is_empty() {
+        let left: Vec<&str> = report
+            .unrestorable
+            .iter()
+            .map(|item| item.path.as_str())
+            .collect();
+        text.push_str(&format!(". Left as they were: {}", left.join(", ")));
+    }
+    text.push_str(". Read files again before changing them.");
+    text
 }

@@ -49,6 +49,7 @@ pub(crate) struct Common {
     pub(crate) sandbox: Option<String>,
     pub(crate) env_allow: Vec<String>,
     pub(crate) trust_tools: bool,
+    pub(crate) trust_prompts: bool,
     pub(crate) model: Option<String>,
     pub(crate) provider: Option<String>,
     pub(crate) wire_api: Option<String>,
@@ -100,6 +101,16 @@ pub(crate) struct TrustFlag {
     pub(crate) trust_tools: bool,
 }
 
+/// `--trust-prompts`: commands that offer the workspace's prompt files.
+#[derive(Debug, Args, Default)]
+pub(crate) struct PromptTrustFlag {
+    /// Trust the workspace's .oy/prompts/ as it is now: its files become
+    /// slash commands (remembered by a SHA-256 of every file; an added,
+    /// edited or renamed file must be trusted again).
+    #[arg(long = "trust-prompts")]
+    pub(crate) trust_prompts: bool,
+}
+
 /// `--model`, `--provider`, `--wire-api`: commands that talk to a model.
 #[derive(Debug, Args, Default)]
 pub(crate) struct ProviderFlags {
@@ -138,6 +149,11 @@ impl Common {
         self
     }
 
+    pub(crate) fn prompts(mut self, flag: &PromptTrustFlag) -> Self {
+        self.trust_prompts = flag.trust_prompts;
+        self
+    }
+
     pub(crate) fn provider(mut self, flags: &ProviderFlags) -> Self {
         self.model.clone_from(&flags.model);
         self.provider.clone_from(&flags.provider);
@@ -159,6 +175,8 @@ pub(crate) struct AgentFlags {
     #[command(flatten)]
     pub(crate) trust: TrustFlag,
     #[command(flatten)]
+    pub(crate) prompts: PromptTrustFlag,
+    #[command(flatten)]
     pub(crate) provider: ProviderFlags,
 }
 
@@ -169,6 +187,7 @@ impl AgentFlags {
             .policy(&self.policy)
             .commands(&self.commands)
             .trust(&self.trust)
+            .prompts(&self.prompts)
             .provider(&self.provider)
     }
 }
@@ -253,6 +272,8 @@ Examples:
   echo \"summarise the README\" | oy run -q   prompt on stdin, print only the answer
   oy run --json \"list the TODOs\" > events.jsonl
   oy run --continue \"now add a test\"         continue this workspace's last session
+  oy run /init                               write AGENTS.md: build, test and layout notes
+  oy run /review src/lib.rs                  a prompt file's command (docs/configuration.md)
 
 Exit codes: 0 done, 1 failed, 2 usage or config error, 3 stopped by policy, 130 interrupted.";
 
@@ -262,9 +283,36 @@ Examples:
   oy chat \"where is the config read?\"  start with this as the first turn
   oy chat --mode plan                  research only: no file changes, no commands
   oy chat --continue                   pick up this workspace's last session
+  oy resume                            pick one of this workspace's saved sessions
 
 Inside: /help lists the commands; Ctrl-C cancels a turn, Ctrl-D quits.
 A chat in which nothing was said is not saved.";
+
+/// `oy resume`.
+#[derive(Debug, Args)]
+pub(crate) struct ResumeCommand {
+    /// The session to continue (default: pick one of this workspace's
+    /// recent sessions at the terminal).
+    #[arg(value_name = "ID")]
+    pub(crate) id: Option<String>,
+    /// Show whole command outputs and diffs, not only their last lines.
+    #[arg(short, long)]
+    pub(crate) verbose: bool,
+    /// Most model requests in one turn before it stops (default 100; at least 1).
+    #[arg(long = "max-turns", value_name = "N", value_parser = max_turns)]
+    pub(crate) max_turns: Option<u32>,
+    #[command(flatten)]
+    pub(crate) flags: AgentFlags,
+}
+
+const RESUME_EXAMPLES: &str = "\
+Examples:
+  oy resume                  pick one of this workspace's recent sessions
+  oy resume 20261122-041503-a1f3c07e
+  oy resume --mode plan      pick one and continue it research-only
+
+Without an ID, a terminal is needed to pick (`oy sessions` lists the IDs).
+The chat then goes on as `oy chat --resume ID` would.";
 
 const MODEL_EXAMPLES: &str = "\
 Examples:
@@ -484,6 +532,9 @@ pub(crate) enum Command {
     /// Interactive session: Ctrl-C cancels a turn, Ctrl-D quits, /help lists commands.
     #[command(after_help = CHAT_EXAMPLES)]
     Chat(ChatCommand),
+    /// Continue a saved session in chat (no ID: pick one of this workspace's recent ones).
+    #[command(after_help = RESUME_EXAMPLES)]
+    Resume(ResumeCommand),
     /// List the provider's models; `--set ID` saves the default.
     #[command(after_help = MODEL_EXAMPLES)]
     Model(ModelArgs),

@@ -8,6 +8,7 @@ pub(crate) mod chat;
 mod completions;
 mod doctor;
 mod model;
+mod resume;
 mod run;
 mod sandbox;
 mod sessions;
@@ -36,6 +37,10 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
         Some(Command::Chat(command)) => {
             let config = for_agent(&command.flags.common())?;
             chat::run(config, command.args)
+        }
+        Some(Command::Resume(command)) => {
+            let config = for_agent(&command.flags.common())?;
+            resume::run(config, command)
         }
         Some(Command::Model(args)) => {
             let config = Config::resolve(&Common::default().provider(&args.provider))?;
@@ -148,4 +153,24 @@ fn lone_word(prompt: &[String]) -> Result<()> {
         ),
     };
     Err(UsageError::new(message).into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::chat::{ChatInput, parse_input};
+
+    #[test]
+    fn every_reserved_name_is_a_built_in_chat_command() {
+        for name in crate::prompt_commands::BUILTINS {
+            let input = parse_input(&format!("/{name}"));
+            assert!(
+                !matches!(input, ChatInput::Custom(..)),
+                "/{name} parses as {input:?}"
+            );
+        }
+        assert_eq!(
+            parse_input("/review  src/lib.rs  now "),
+            ChatInput::Custom("review".to_owned(), "src/lib.rs  now".to_owned())
+        );
+    }
 }

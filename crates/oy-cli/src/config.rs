@@ -33,6 +33,8 @@ pub struct Config {
     pub sandbox: Arc<Sandbox>,
     /// `--trust-tools`: approve the workspace's tools.json as it is.
     pub trust_workspace_tools: bool,
+    /// `--trust-prompts`: approve the workspace's prompt files as they are.
+    pub trust_workspace_prompts: bool,
     /// `--root` named the workspace (rather than the current directory).
     pub root_named: bool,
     /// The home directory (`HOME`), links resolved as a workspace root's
@@ -173,6 +175,7 @@ impl Config {
             child_env: ChildEnv::filtered(std::env::vars_os(), &common.env_allow),
             sandbox: Arc::new(sandbox),
             trust_workspace_tools: common.trust_tools,
+            trust_workspace_prompts: common.trust_prompts,
             root_named: common.root.is_some(),
             home: lookup("HOME").map(|home| canonical(PathBuf::from(home))),
         };

@@ -16,6 +16,7 @@ mod json_text;
 mod lone_word;
 mod mentions;
 mod private_dir;
+mod prompt_commands;
 mod provider_setup;
 mod render;
 mod report;

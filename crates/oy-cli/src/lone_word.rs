@@ -81,7 +81,7 @@ pub(crate) fn is_bare(word: &str) -> bool {
 /// The commands `word` (lower case) may have meant: within the edit
 /// distance its length allows (1 up to five letters, else 2), or whose
 /// name it begins with three letters or more; the closest first.
-fn nearest<'a>(word: &str, commands: &[&'a str]) -> Vec<&'a str> {
+pub(crate) fn nearest<'a>(word: &str, commands: &[&'a str]) -> Vec<&'a str> {
     let allowed = if word.chars().count() <= 5 { 1 } else { 2 };
     let mut scored: Vec<(usize, &'a str)> = commands
         .iter()

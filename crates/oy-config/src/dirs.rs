@@ -8,7 +8,8 @@ use std::path::PathBuf;
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Dirs {
-    /// `$XDG_CONFIG_HOME/oy` (or `~/.config/oy`): config and global tools.json.
+    /// `$XDG_CONFIG_HOME/oy` (or `~/.config/oy`): config, global tools.json
+    /// and prompt files (`prompts/`).
     pub config_dir: Option<PathBuf>,
     /// `$XDG_DATA_HOME/oy` (or `~/.local/share/oy`): sessions and history.
     pub data_dir: Option<PathBuf>,

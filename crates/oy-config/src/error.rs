@@ -68,12 +68,15 @@ pub enum ConfigError {
     /// The workspace config's path could not be formed in the workspace.
     #[error(transparent)]
     Boundary(#[from] BoundaryError),
+    /// The trust record of workspace prompt files cannot be read or written.
+    #[error(transparent)]
+    Trust(#[from] oy_tools::TrustError),
 }
 
 impl ConfigError {
     /// True when the error is the user's input (a value or a file they
     /// wrote), not a failure of the system.
     pub fn is_usage(&self) -> bool {
-        !matches!(self, Self::Boundary(_))
+        !matches!(self, Self::Boundary(_) | Self::Trust(_))
     }
 }

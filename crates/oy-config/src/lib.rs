@@ -7,7 +7,9 @@
 //! a frontend read, an environment lookup, and whether a person is at the
 //! terminal), [`Dirs`] (the XDG directories), the TOML parsing with its
 //! warnings ([`parse_global`], [`parse_workspace`]), editing the file's
-//! default model ([`with_model`]), and
+//! default model ([`with_model`]), the user's own slash commands
+//! ([`load_prompt_commands`]: prompt files, their names, trust and
+//! `$ARGUMENTS` substitution), and
 //! [`Settings::connect_settings`], [`Settings::agent_options`],
 //! [`Settings::audit_window`] and [`Settings::sandbox_inputs`]; errors are
 //! a typed [`ConfigError`].
@@ -22,6 +24,7 @@ mod edit;
 mod error;
 mod file;
 mod overrides;
+mod prompts;
 mod settings;
 mod wiring;
 
@@ -33,4 +36,9 @@ pub use file::{
     read_workspace_config,
 };
 pub use overrides::{Overrides, is_interactive};
+pub use prompts::{
+    MAX_PROMPT_BYTES, MAX_PROMPT_FILES, Origin, PROMPT_TRUST_FILE, PromptCommand, PromptCommands,
+    PromptSource, PromptTrustRequest, SkipReason, Skipped, WORKSPACE_PROMPTS, WorkspacePrompts,
+    expand, is_command_name, load_prompt_commands,
+};
 pub use settings::{ConfigTexts, Settings};

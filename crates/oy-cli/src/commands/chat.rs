@@ -35,12 +35,13 @@ Type a task and press Enter; end a line with \\ to continue it on the next.
   /mode [MODE]       show or set the mode: plan, default, accept-edits, auto-approve
   /model [ID]        show or switch the model
   /ask QUESTION      research-only turn: no file changes, no commands
+  /init [NOTES]      look at the repository and write AGENTS.md (build, test, layout)
   /compact           summarise older turns to free context
   /clear             start the conversation afresh (the saved history keeps it)
                      and forget what was allowed for the session
   /permissions       what `a` answers allowed for this session
   /save              save the session now (it is also saved after every turn)
-  /resume ID         continue a saved session
+  /resume [ID]       continue a saved session (no ID: pick one of this workspace's)
   /sessions          list this workspace's saved sessions
   /undo [N]          put back what the last turn (or N turns) changed
   /redo              take the last undo back (once, before the next turn)
@@ -59,6 +60,9 @@ pub(crate) enum ChatInput {
     Mode(Option<String>),
     Model(Option<String>),
     Resume(Option<String>),
+    Init(Option<String>),
+    /// `/NAME ARGS` that no built-in takes: a prompt file's, or unknown.
+    Custom(String, String),
     Compact,
     Clear,
     Undo(Option<String>),
@@ -104,6 +108,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
             ChatInput::Ask,
         ),
         "resume" => ChatInput::Resume(arg),
+        "init" => ChatInput::Init(arg),
         "compact" => ChatInput::Compact,
         "undo" => ChatInput::Undo(arg),
         "redo" => ChatInput::Redo,
@@ -114,7 +119,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
         "sessions" => ChatInput::Sessions,
         "todo" | "todos" => ChatInput::Todo,
         "tokens" => ChatInput::Tokens,
-        other => ChatInput::Unknown(format!("unknown command /{other}; /help lists them")),
+        other => ChatInput::Custom(other.to_owned(), rest.to_owned()),
     }
 }
 
@@ -146,6 +151,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             built.cancel.clone(),
             built.agent.tool_context().child_killer(),
         )?;
+        let prompts = crate::prompt_commands::load_for_chat(&config);
         say_styled(
             |text| style.dim(text),
             &format!(
@@ -180,6 +186,7 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 ChatInput::Empty => continue,
                 ChatInput::Help => {
                     say(HELP);
+                    say(&crate::prompt_commands::help(&prompts, &config));
                     continue;
                 }
                 ChatInput::Unknown(message) => {
@@ -214,9 +221,23 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                     }
                     continue;
                 }
+                ChatInput::Init(notes) => {
+                    let prompt =
+                        crate::prompt_commands::init_prompt(notes.as_deref().unwrap_or(""));
+                    built.agent.turn(prompt).await
+                }
+                ChatInput::Custom(name, args) => {
+                    match crate::prompt_commands::prompt_for(&prompts, &name, &args) {
+                        Ok(prompt) => built.agent.turn(prompt).await,
+                        Err(refusal) => {
+                            say_styled(|text| style.yellow(text), &refusal.chat_message());
+                            continue;
+                        }
+                    }
+                }
                 ChatInput::Resume(id) => {
-                    let Some(id) = id else {
-                        say("/resume needs a session id; /sessions lists them");
+                    let picked = || super::resume::pick_in_chat(&config, &built, &mut editor);
+                    let Some(id) = id.or_else(picked) else {
                         continue;
                     };
                     let connected = crate::provider_setup::connect(&config).await?;

@@ -14,7 +14,7 @@ use crate::render::{Output, Renderer, Style};
 use crate::signals::Interrupts;
 
 pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
-    let (prompt, typed) = prompt(&args)?;
+    let (prompt, typed) = prompt(&config, &args)?;
     let output = if args.json {
         Output::Json
     } else if args.quiet {
@@ -79,12 +79,16 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
     })
 }
 
-/// The prompt from the arguments (`true`: typed, its mentions are read),
-/// or all of stdin when there are none (or `-`).
-fn prompt(args: &RunArgs) -> Result<(String, bool)> {
+/// The prompt from the arguments (`/init` and `/NAME ARGS` expanded;
+/// `true`: typed, its mentions are read), or all of stdin when there are
+/// none (or `-`), sent as it is.
+fn prompt(config: &Config, args: &RunArgs) -> Result<(String, bool)> {
     let joined = args.prompt.join(" ");
     if !joined.trim().is_empty() && joined != "-" {
-        return Ok((joined, true));
+        return Ok((
+            crate::prompt_commands::expand_for_run(config, joined)?,
+            true,
+        ));
     }
     let stdin = std::io::stdin();
     if stdin.is_terminal() {

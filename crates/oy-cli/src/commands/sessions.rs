@@ -53,7 +53,7 @@ pub(crate) fn run(config: &Config, args: &SessionsArgs) -> Result<Exit> {
     }
     writeln!(
         stdout,
-        "resume with: oy run --resume ID \"…\"  or  oy chat --resume ID"
+        "resume with: oy resume [ID]  or  oy run --resume ID \"…\""
     )?;
     Ok(Exit::Ok)
 }

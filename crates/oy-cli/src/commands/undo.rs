@@ -122,7 +122,7 @@ fn open(config: &Config, id: Option<&str>) -> Result<(Workspace, Arc<Checkpoints
 
 /// `/undo [N]`, `/redo` and `/diff` in a chat.
 pub(crate) async fn chat_command(
-    agent: &oy_agent::Agent,
+    agent: &mut oy_agent::Agent,
     input: crate::commands::chat::ChatInput,
     style: Style,
 ) {

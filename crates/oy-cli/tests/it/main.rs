@@ -30,6 +30,7 @@ mod cli_help;
 mod cli_mentions;
 mod cli_model;
 mod cli_pipes;
+mod cli_prompts;
 mod cli_run;
 mod cli_sandbox;
 mod cli_sandbox_git;

@@ -1,5 +1,6 @@
-//! `FileTrustStore`: approvals kept as `trusted-tools.json` in a private
-//! directory the caller names (oy's data dir), written atomically 0600.
+//! `FileTrustStore`: approvals kept as `trusted-tools.json` (or another
+//! kind of workspace content's own file) in a private directory the caller
+//! names (oy's data dir), written atomically 0600.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -22,20 +23,35 @@ const RECORD_LIMIT: u64 = 1024 * 1024;
 #[derive(Debug, Clone)]
 pub struct FileTrustStore {
     dir: PathBuf,
+    file: &'static str,
+    subject: &'static str,
 }
 
 impl FileTrustStore {
     /// The record's file name inside the directory.
     pub const FILE_NAME: &'static str = "trusted-tools.json";
 
-    /// The store in `dir`. Touches nothing until asked.
+    /// The store of `tools.json` approvals in `dir`. Touches nothing until
+    /// asked.
     pub fn new(dir: impl Into<PathBuf>) -> Self {
-        Self { dir: dir.into() }
+        Self::for_subject(dir, Self::FILE_NAME, WORKSPACE_MANIFEST)
+    }
+
+    /// A store in `dir` for another kind of workspace content (`subject`,
+    /// its path relative to the root, e.g. a directory of prompt files),
+    /// kept in its own `file`: an approval of one kind never answers for
+    /// another, whatever the digests.
+    pub fn for_subject(dir: impl Into<PathBuf>, file: &'static str, subject: &'static str) -> Self {
+        Self {
+            dir: dir.into(),
+            file,
+            subject,
+        }
     }
 
     fn open(&self) -> Result<(Workspace, BTreeMap<String, String>), TrustError> {
         let dir = Workspace::open(private_dir(&self.dir, None)?)?;
-        let path = dir.path(Self::FILE_NAME)?;
+        let path = dir.path(self.file)?;
         let entries = match dir.read_text(&path, RECORD_LIMIT) {
             Ok(text) => serde_json::from_str(&text).unwrap_or_default(),
             Err(BoundaryError::NotFound { .. }) => BTreeMap::new(),
@@ -62,12 +78,12 @@ impl TrustStore for FileTrustStore {
         if entries.contains_key(&key) {
             return Ok(());
         }
-        let source = root.join(WORKSPACE_MANIFEST).display().to_string();
+        let source = root.join(self.subject).display().to_string();
         entries.insert(key, source);
         let text = serde_json::to_string_pretty(&entries).map_err(|error| TrustError::Record {
             problem: error.to_string(),
         })?;
-        dir.write_private(&dir.path(Self::FILE_NAME)?, text.as_bytes())?;
+        dir.write_private(&dir.path(self.file)?, text.as_bytes())?;
         Ok(())
     }
 }

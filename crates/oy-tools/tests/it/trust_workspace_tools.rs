@@ -294,6 +294,31 @@ fn the_file_store_keeps_approvals_privately_across_instances() {
 }
 
 #[test]
+fn a_store_for_another_subject_keeps_its_own_file() {
+    let fixture = Fixture::new();
+    let workspace = fixture.workspace("ws", None);
+    let root = workspace.root();
+    let state = fixture.base.join("state");
+    let mut prompts = FileTrustStore::for_subject(&state, "trusted-prompts.json", ".oy/prompts");
+    let digest = content_digest(b"some prompt files");
+    prompts.trust(root, &digest).unwrap();
+    assert!(prompts.is_trusted(root, &digest).unwrap());
+    // The same root and digest mean nothing to the tools' record.
+    assert!(
+        !FileTrustStore::new(&state)
+            .is_trusted(root, &digest)
+            .unwrap()
+    );
+    assert!(!state.join(FileTrustStore::FILE_NAME).exists());
+    let text = fs::read_to_string(state.join("trusted-prompts.json")).unwrap();
+    let key = format!("{}:{digest}", root.display());
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&text).unwrap(),
+        json!({ key: root.join(".oy/prompts").display().to_string() })
+    );
+}
+
+#[test]
 fn a_damaged_file_record_trusts_nothing() {
     let fixture = Fixture::new();
     let workspace = fixture.workspace("ws", Some(&manifest("echo_json", "Echo.")));

@@ -23,8 +23,23 @@ pub(super) type ChatEditor = Editor<ChatHelper, DefaultHistory>;
 /// The slash commands Tab completes (`parse_input` reads them; a test
 /// checks that each one parses and that `/help` lists it).
 pub(super) const COMMANDS: &[&str] = &[
-    "ask", "clear", "compact", "help", "mode", "model", "quit", "resume", "save", "sessions",
-    "todo", "tokens",
+    "ask",
+    "clear",
+    "compact",
+    "diff",
+    "help",
+    "init",
+    "mode",
+    "model",
+    "permissions",
+    "quit",
+    "redo",
+    "resume",
+    "save",
+    "sessions",
+    "todo",
+    "tokens",
+    "undo",
 ];
 
 /// An editor that completes commands and, when `workspace` is open, paths.
