@@ -30,13 +30,11 @@ pub fn open_checkpoints(dir: &Path, id: &str) -> Result<Checkpoints, AgentError>
             "`{id}` is not a session id; `oy sessions` lists them"
         )));
     }
-    let parent = Workspace::open(dir)?;
-    let path = parent.path(id)?;
-    parent.create_dir_all(&path)?;
-    Ok(Checkpoints::open(
-        &parent.host_path(&path),
-        Limits::default(),
-    )?)
+    // 0700, like every directory oy keeps private data in.
+    let own = oy_tools::private_dir(dir, Some(id)).map_err(|error| {
+        AgentError::session(format!("cannot make the checkpoint directory: {error}"))
+    })?;
+    Ok(Checkpoints::open(&own, Limits::default())?)
 }
 
 impl Agent {

@@ -206,6 +206,9 @@ impl Checkpoints {
         let mut inner = self.lock();
         let at = inner.current.take()?;
         let _ = inner.record_after(ws);
+        // What the turn left is how its paths are at its end: a command
+        // may have changed a file a tool changed before it.
+        let _ = inner.record_final(ws, at);
         if let Err(error) = crate::restore::fold_commands(&mut inner, ws, at) {
             inner.index.turns[at].commands = Commands::Untracked {
                 why: error.to_string(),
@@ -356,6 +359,31 @@ impl Inner {
                         entry.after = Some(State::Absent);
                     }
                 }
+            }
+        }
+        self.note(at, not_kept);
+        Ok(())
+    }
+}
+
+impl Inner {
+    /// Every file and absent path of turn `at` as it is now (directories
+    /// keep what `record_after` saw).
+    fn record_final(&mut self, ws: &Workspace, at: usize) -> Result<(), CheckpointError> {
+        let names: Vec<String> = self.index.turns[at]
+            .entries
+            .iter()
+            .filter(|(_, entry)| !matches!(entry.after, Some(State::Dir { .. })))
+            .map(|(name, _)| name.clone())
+            .collect();
+        let mut not_kept = Vec::new();
+        for name in names {
+            let Ok(path) = ws.path(&name) else { continue };
+            let limits = self.limits;
+            let found = crate::capture::capture_single(ws, &path, &limits, &mut not_kept)?;
+            let after = self.keep(&name, found.state, found.bytes, &mut not_kept)?;
+            if let Some(entry) = self.index.turns[at].entries.get_mut(&name) {
+                entry.after = Some(after);
             }
         }
         self.note(at, not_kept);

@@ -220,18 +220,11 @@ impl Human {
                     (self.turns > 1).then_some(&self.session),
                 )));
             }
-            AgentEvent::Checkpoint {
-                commands_note,
-                not_kept,
-                ..
-            } => {
-                // A kept turn needs no words; what cannot be undone does.
-                if let Some(why) = commands_note {
-                    self.note(&style.yellow(&format!(
-                        "note: what this turn's commands changed cannot be undone ({})",
-                        terminal_safe(why)
-                    )));
-                }
+            AgentEvent::Checkpoint { not_kept, .. } => {
+                // A kept turn needs no words, and what commands changed
+                // outside git is said by `oy undo` when it matters; a
+                // file too large to keep is said now, before anyone relies
+                // on undo for it.
                 for item in not_kept {
                     self.note(&style.yellow(&format!(
                         "note: {} cannot be undone: {}",
