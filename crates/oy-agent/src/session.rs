@@ -255,7 +255,7 @@ fn file_name(id: &str) -> String {
     format!("{id}.jsonl")
 }
 
-fn check_id(id: &str) -> Result<(), AgentError> {
+pub(crate) fn check_id(id: &str) -> Result<(), AgentError> {
     let valid = !id.is_empty()
         && id.len() <= 100
         && !id.starts_with('.')

@@ -20,16 +20,7 @@ pub const CHECKPOINTS_DIR: &str = "checkpoints";
 /// Opens the checkpoints of session `id` under `dir` (the directory of
 /// every session's checkpoints), making its directory when missing.
 pub fn open_checkpoints(dir: &Path, id: &str) -> Result<Checkpoints, AgentError> {
-    let valid = !id.is_empty()
-        && !id.starts_with('.')
-        && id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !valid {
-        return Err(AgentError::session(format!(
-            "`{id}` is not a session id; `oy sessions` lists them"
-        )));
-    }
+    crate::session::check_id(id)?;
     // 0700, like every directory oy keeps private data in.
     let own = oy_tools::private_dir(dir, Some(id)).map_err(|error| {
         AgentError::session(format!("cannot make the checkpoint directory: {error}"))
