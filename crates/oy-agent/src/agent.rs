@@ -212,9 +212,14 @@ impl AgentBuilder {
             ),
         };
         if let Some(dir) = &self.checkpoints {
-            let env = tools.child_env().vars().to_vec();
-            let checkpoints = crate::undo::open_checkpoints(dir, &header.id)?.with_git_env(env);
-            tools = tools.with_checkpoints(Arc::new(checkpoints));
+            // Damaged or unreadable checkpoints never stop a session: it
+            // goes on, and says its changes cannot be undone.
+            match crate::undo::session_checkpoints(&tools, dir, &header.id) {
+                Ok(checkpoints) => tools = tools.with_checkpoints(Arc::new(checkpoints)),
+                Err(error) => self.events.emit(&AgentEvent::Error {
+                    message: format!("this session's changes cannot be undone: {error}"),
+                }),
+            }
         }
         let (window, window_origin) = initial_window(self.options.context_window, &self.model);
         let agents_md = if self.options.read_agents_md {

@@ -56,4 +56,4 @@ pub use prompt::{Attachment, AttachmentKind, Prompt};
 pub use session::{SESSION_VERSION, SavedSession, SessionHeader, SessionStore, new_session_id};
 pub use transcript::{Entry, PairingError, Transcript};
 pub use turn::TurnOutcome;
-pub use undo::{CHECKPOINTS_DIR, open_checkpoints};
+pub use undo::{CHECKPOINTS_DIR, open_checkpoints, session_checkpoints};

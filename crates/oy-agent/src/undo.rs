@@ -7,6 +7,7 @@ use std::sync::Arc;
 
 use oy_boundary::Workspace;
 use oy_checkpoint::{Checkpoints, Commands, Limits, UndoReport};
+use oy_tools::ToolContext;
 
 use crate::agent::Agent;
 use crate::error::AgentError;
@@ -26,6 +27,20 @@ pub fn open_checkpoints(dir: &Path, id: &str) -> Result<Checkpoints, AgentError>
         AgentError::session(format!("cannot make the checkpoint directory: {error}"))
     })?;
     Ok(Checkpoints::open(&own, Limits::default())?)
+}
+
+/// The checkpoints of session `id` under `dir`, set up as a run's are:
+/// snapshots use the git `tools` finds outside the workspace (never one a
+/// command could plant) with the tools' child environment, and `tools`'
+/// workspace gets the protected paths installed first, so an undo through
+/// it is refused wherever a file tool would be.
+pub fn session_checkpoints(
+    tools: &ToolContext,
+    dir: &Path,
+    id: &str,
+) -> Result<Checkpoints, AgentError> {
+    oy_tools::protect_workspace(tools.workspace(), tools.sandbox().private_dirs());
+    Ok(open_checkpoints(dir, id)?.with_git(tools.git_program(), tools.child_env().vars().to_vec()))
 }
 
 impl Agent {
@@ -98,6 +113,7 @@ impl Agent {
     ) -> Result<UndoReport, AgentError> {
         let checkpoints = self.checkpoints()?;
         let tools = Arc::clone(&self.tools);
+        oy_tools::protect_workspace(tools.workspace(), tools.sandbox().private_dirs());
         let report = tokio::task::spawn_blocking(move || run(&checkpoints, tools.workspace()))
             .await
             .map_err(|error| AgentError::Build(format!("the undo stopped: {error}")))??;

@@ -93,6 +93,30 @@ impl Workspace {
         self.create_dirs(&target, &target.rel)
     }
 
+    /// Makes the directory at `path` (and any missing parent) with exactly
+    /// `mode`'s permission bits (no setuid, setgid or sticky bit), for
+    /// putting back a directory that was removed. Never through a final
+    /// link: the bits are set on the directory opened without following.
+    pub fn restore_dir(&self, path: &WorkspacePath, mode: u32) -> Result<()> {
+        let target = self.target(path, Follow::NotFinal)?;
+        self.guard(&target, "create", false)?;
+        self.create_dirs(&target, &target.rel)?;
+        let handle = cap_fs_ext::DirExt::open_dir_nofollow(&self.dir, cap_rel(&target.rel))
+            .map_err(|e| self.os_error(&target, "open", e))?;
+        // cap-std's handle is `O_PATH`, which cannot be changed: reopen it.
+        let opened = rustix::fs::openat(
+            &handle,
+            ".",
+            rustix::fs::OFlags::RDONLY
+                | rustix::fs::OFlags::DIRECTORY
+                | rustix::fs::OFlags::CLOEXEC,
+            rustix::fs::Mode::empty(),
+        )
+        .map_err(|e| self.os_error(&target, "open", e.into()))?;
+        rustix::fs::fchmod(&opened, rustix::fs::Mode::from_raw_mode(mode & 0o777))
+            .map_err(|e| self.os_error(&target, "chmod", e.into()))
+    }
+
     /// Resolves a path a file is about to be written at. A trailing `/`
     /// names a directory, so it is refused before anything is touched
     /// (the kernel would fail with `EISDIR` only after creating parents).

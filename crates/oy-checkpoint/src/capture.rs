@@ -13,6 +13,10 @@ use crate::checkpoints::Limits;
 use crate::error::CheckpointError;
 use crate::index::{NotKept, State};
 
+/// The largest file whose digest is computed (larger ones are recorded as
+/// "a file over …", and undo leaves them as they are).
+const MAX_HASHED_BYTES: u64 = 256 * 1024 * 1024;
+
 /// One path's state, with the bytes to keep when they are kept.
 #[derive(Debug)]
 pub(crate) struct Captured {
@@ -27,16 +31,21 @@ pub(crate) fn key(path: &WorkspacePath) -> String {
     path.to_text().trim_end_matches('/').to_owned()
 }
 
-/// The state of `path` and, for a directory, of everything below it.
-/// Paths that cannot be kept whole go to `not_kept`.
+/// The state of `path` and, for a directory, of everything below it,
+/// each handed to `keep` as it is read (so a large tree is never held in
+/// memory at once). Paths that cannot be kept whole go to `not_kept`.
 pub(crate) fn capture(
     ws: &Workspace,
     path: &WorkspacePath,
     limits: &Limits,
     not_kept: &mut Vec<NotKept>,
-) -> Result<Vec<Captured>, CheckpointError> {
+    keep: &mut dyn FnMut(Captured) -> Result<(), CheckpointError>,
+) -> Result<(), CheckpointError> {
     let mut out = Vec::new();
     let state = capture_one(ws, path, limits, &mut out, not_kept)?;
+    for found in out.drain(..) {
+        keep(found)?;
+    }
     if matches!(state, State::Dir { .. }) {
         let mut options = WalkOptions::new(path.clone());
         options.respect_ignore_files = false;
@@ -64,9 +73,12 @@ pub(crate) fn capture(
                     bytes: None,
                 });
             }
+            for found in out.drain(..) {
+                keep(found)?;
+            }
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// The state of `path` alone, with its bytes when kept (a directory's
@@ -100,6 +112,19 @@ fn capture_one(
     out: &mut Vec<Captured>,
     not_kept: &mut Vec<NotKept>,
 ) -> Result<State, CheckpointError> {
+    // A path beneath a link (even one that stays inside the root) is not
+    // what was there: record that, never what the link leads to.
+    if ws.resolved(path, false)?.as_path() != path.as_path() {
+        let state = State::Other {
+            what: "path beneath a symbolic link".to_owned(),
+        };
+        out.push(Captured {
+            path: key(path),
+            state: state.clone(),
+            bytes: None,
+        });
+        return Ok(state);
+    }
     let meta = match ws.symlink_metadata(path) {
         Ok(meta) => meta,
         Err(BoundaryError::NotFound { .. }) => {
@@ -123,6 +148,14 @@ fn capture_one(
             };
             (state, Some(bytes))
         }
+        // Not even hashed: reading it whole at every turn end would cost
+        // minutes; its changes are "unknown", so undo never touches it.
+        FileKind::File if meta.len > MAX_HASHED_BYTES => (
+            State::Other {
+                what: format!("file over {}", size(MAX_HASHED_BYTES)),
+            },
+            None,
+        ),
         FileKind::File => {
             let digest = stream_digest(ws, path)?;
             if limits.max_file_bytes > 0 {

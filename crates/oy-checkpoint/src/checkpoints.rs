@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use oy_boundary::{Workspace, WorkspacePath};
@@ -16,7 +16,7 @@ use oy_boundary::{Workspace, WorkspacePath};
 use crate::blobs::Store;
 use crate::capture::{Captured, capture, key};
 use crate::error::CheckpointError;
-use crate::git::Git;
+use crate::git::{Git, Snapshot};
 use crate::index::{
     Commands, Entry, Index, NotKept, Source, State, TurnRecord, TurnState, TurnSummary,
 };
@@ -43,8 +43,11 @@ impl Default for Limits {
     }
 }
 
-/// The name of oy's own git object directory inside a checkpoint directory.
-const GIT_OBJECTS: &str = "git-objects";
+/// The name of oy's own git directory inside a checkpoint directory.
+const GIT_DIR: &str = "git";
+
+/// The most paths a turn's commands may change and still be undone.
+pub(crate) const MAX_COMMAND_PATHS: usize = 5_000;
 
 /// One session's checkpoints. Shared by the tools' threads.
 #[derive(Debug)]
@@ -57,9 +60,12 @@ pub(crate) struct Inner {
     pub(crate) store: Store,
     pub(crate) index: Index,
     pub(crate) limits: Limits,
+    git_program: Option<PathBuf>,
     git_env: Vec<(OsString, OsString)>,
-    /// The repository, once asked (`Err`: why there is none).
+    /// The private git directory, once made (`Err`: why there is none).
     git: Option<Result<Git, String>>,
+    /// The open turn's snapshot before its first command.
+    pub(crate) before: Option<Snapshot>,
     /// The open turn's position in `index.turns`.
     current: Option<usize>,
     /// Paths of the open turn whose new state is still to be recorded
@@ -78,19 +84,27 @@ impl Checkpoints {
                 store,
                 index,
                 limits,
+                git_program: None,
                 git_env: Vec::new(),
                 git: None,
+                before: None,
                 current: None,
                 dirty: BTreeMap::new(),
             }),
         })
     }
 
-    /// The environment git runs with for snapshots (the filtered child
-    /// environment: git needs `PATH` and `HOME` for the user's config).
+    /// The git that takes snapshots — an absolute path outside the
+    /// workspace (`None`: there is none, and command changes cannot be
+    /// undone) — and the environment it runs with (the filtered child
+    /// environment; every `GIT_*` variable in it is dropped).
     #[must_use]
-    pub fn with_git_env(self, env: Vec<(OsString, OsString)>) -> Self {
-        self.lock().git_env = env;
+    pub fn with_git(self, program: Option<PathBuf>, env: Vec<(OsString, OsString)>) -> Self {
+        {
+            let mut inner = self.lock();
+            inner.git_program = program;
+            inner.git_env = env;
+        }
         self
     }
 
@@ -98,23 +112,24 @@ impl Checkpoints {
         self.inner.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Opens turn `turn`. A turn left open (oy died during it) is closed
-    /// as it stands: its last changes are "unknown after", which undo
-    /// accepts whatever is there now. Starting a turn ends the chance to
-    /// redo an undo.
-    pub fn begin_turn(&self, turn: u64) -> Result<(), CheckpointError> {
+    /// Opens a turn numbered `turn` (or, when an earlier record already
+    /// has that number — a turn oy was killed in —, the next free one),
+    /// and returns the number used. A turn left open is closed as it
+    /// stands: its tool changes keep what each call recorded, and its
+    /// commands' changes, never seen at a turn end, cannot be undone.
+    /// Starting a turn ends the chance to redo an undo.
+    pub fn begin_turn(&self, turn: u64) -> Result<u64, CheckpointError> {
         let mut inner = self.lock();
-        for record in &mut inner.index.turns {
-            if record.state == TurnState::Open {
-                record.state = TurnState::Closed;
-            }
-        }
+        close_unfinished(&mut inner.index.turns);
         inner.index.redo = None;
-        inner.index.turns.retain(|record| record.turn != turn);
+        let last = inner.index.turns.iter().map(|record| record.turn).max();
+        let turn = last.map_or(turn, |last| turn.max(last + 1));
         inner.index.turns.push(TurnRecord::new(turn));
         inner.current = Some(inner.index.turns.len() - 1);
         inner.dirty.clear();
-        inner.save()
+        inner.before = None;
+        inner.save()?;
+        Ok(turn)
     }
 
     /// Saves what is at `paths` (each a tree when it is a directory, and
@@ -144,12 +159,15 @@ impl Checkpoints {
                 continue;
             }
             let limits = inner.limits;
-            for found in capture(ws, path, &limits, &mut not_kept)? {
+            let mut kept_out = Vec::new();
+            capture(ws, path, &limits, &mut not_kept, &mut |found| {
                 if !inner.index.turns[at].entries.contains_key(&found.path) {
                     let Captured { path, state, bytes } = found;
-                    inner.insert_kept(at, &path, state, bytes, &mut not_kept)?;
+                    inner.insert_kept(at, &path, state, bytes, &mut kept_out)?;
                 }
-            }
+                Ok(())
+            })?;
+            not_kept.append(&mut kept_out);
             inner.dirty.insert(name, true);
         }
         inner.note(at, not_kept);
@@ -171,15 +189,17 @@ impl Checkpoints {
         let commands = match inner.git(ws) {
             Ok(git) => {
                 let max = inner.limits.max_file_bytes;
-                match git.snapshot(ws, max) {
-                    Ok((tree, skipped)) => {
+                match git.snapshot(max, true) {
+                    Ok(snapshot) => {
                         inner.index.seq += 1;
-                        Commands::Git {
-                            before_tree: tree,
+                        let commands = Commands::Git {
+                            before_tree: snapshot.tree.clone(),
                             after_tree: None,
                             seq: inner.index.seq,
-                            skipped,
-                        }
+                            skipped: snapshot.left_out.keys().cloned().collect(),
+                        };
+                        inner.before = Some(snapshot);
+                        commands
                     }
                     Err(error) => Commands::Untracked {
                         why: error.to_string(),
@@ -209,7 +229,7 @@ impl Checkpoints {
         // What the turn left is how its paths are at its end: a command
         // may have changed a file a tool changed before it.
         let _ = inner.record_final(ws, at);
-        if let Err(error) = crate::restore::fold_commands(&mut inner, ws, at) {
+        if let Err(error) = crate::fold::fold_commands(&mut inner, ws, at) {
             inner.index.turns[at].commands = Commands::Untracked {
                 why: error.to_string(),
             };
@@ -235,12 +255,11 @@ impl Inner {
         self.store.save_index(&self.index)
     }
 
-    /// The repository, asked once per session.
+    /// The private git directory, made once per process.
     pub(crate) fn git(&mut self, ws: &Workspace) -> Result<Git, String> {
         if self.git.is_none() {
-            // git takes a missing object directory for no repository.
-            let found = match self.store.ensure_dir(GIT_OBJECTS) {
-                Ok(objects) => Git::discover(ws.root(), objects, &self.git_env),
+            let found = match self.store.ensure_dir(GIT_DIR) {
+                Ok(dir) => Git::open(self.git_program.as_deref(), ws.root(), dir, &self.git_env),
                 Err(error) => Err(error.to_string()),
             };
             self.git = Some(found);
@@ -334,24 +353,29 @@ impl Inner {
         let mut not_kept = Vec::new();
         for (name, deep) in dirty {
             let Ok(path) = ws.path(&name) else { continue };
-            let found = if deep {
-                capture(ws, &path, &self.limits, &mut not_kept)?
-            } else {
-                vec![Captured {
-                    path: name.clone(),
-                    state: crate::capture::state_of(ws, &path)?,
-                    bytes: None,
-                }]
-            };
             let mut seen = std::collections::BTreeSet::new();
-            for Captured { path, state, bytes } in found {
-                let state = self.keep(&path, state, bytes, &mut not_kept)?;
+            let mut kept_out = Vec::new();
+            let limits = self.limits;
+            let mut record = |found: Captured| -> Result<(), CheckpointError> {
+                let Captured { path, state, bytes } = found;
+                let state = self.keep(&path, state, bytes, &mut kept_out)?;
                 seen.insert(path.clone());
                 match self.index.turns[at].entries.get_mut(&path) {
                     Some(entry) => entry.after = Some(state),
                     None => self.insert(at, &path, State::Absent, Some(state), Source::Tool)?,
                 }
+                Ok(())
+            };
+            if deep {
+                capture(ws, &path, &limits, &mut not_kept, &mut record)?;
+            } else {
+                record(Captured {
+                    path: name.clone(),
+                    state: crate::capture::state_of(ws, &path)?,
+                    bytes: None,
+                })?;
             }
+            not_kept.append(&mut kept_out);
             if deep {
                 let prefix = format!("{name}/");
                 for (path, entry) in &mut self.index.turns[at].entries {
@@ -388,6 +412,29 @@ impl Inner {
         }
         self.note(at, not_kept);
         Ok(())
+    }
+}
+
+/// Closes turns left open by an earlier process (oy was killed): what
+/// their commands changed was never compared at a turn end, so it cannot
+/// be undone; their tool changes keep what each call recorded.
+pub(crate) fn close_unfinished(turns: &mut [TurnRecord]) {
+    for record in turns
+        .iter_mut()
+        .filter(|record| record.state == TurnState::Open)
+    {
+        record.state = TurnState::Closed;
+        if let Commands::Git {
+            after_tree: None, ..
+        } = record.commands
+        {
+            record.commands = Commands::Untracked {
+                why: format!(
+                    "oy stopped before turn {} ended, so what its commands changed was never recorded",
+                    record.turn
+                ),
+            };
+        }
     }
 }
 

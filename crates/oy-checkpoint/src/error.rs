@@ -21,6 +21,9 @@ pub enum CheckpointError {
     /// Nothing left to undo or redo.
     #[error("{0}")]
     Nothing(String),
+    /// What a turn's commands changed cannot be undone: why.
+    #[error("{0}")]
+    NotUndoable(String),
     /// A git command failed.
     #[error("git {command} failed: {detail}")]
     Git {

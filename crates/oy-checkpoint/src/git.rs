@@ -1,30 +1,39 @@
-//! Snapshots of a git working tree that the user's repository never sees.
+//! Snapshots of the working tree in a git repository of oy's own.
 //!
-//! A snapshot is a tree object built with a temporary copy of the index
-//! (`GIT_INDEX_FILE`) and written to oy's own object directory
-//! (`GIT_OBJECT_DIRECTORY`, with the repository's objects as an
-//! alternate, read only): no ref, no index, no stash and no object of the
-//! user's changes, so `git status`, `git log --all`, `git stash list` and
-//! `git for-each-ref` show nothing new. Tracked files and untracked files
-//! that are not ignored are included; untracked files over the size bound
-//! are left out and named.
+//! The user's repository is never asked anything: its config, index,
+//! objects and hooks are things a command in the workspace can write, so
+//! trusting them would let a command decide what oy runs, hides or
+//! restores (docs/undo.md, "Commands"). Instead each session keeps a
+//! private git directory in its checkpoint directory (`GIT_DIR`, with the
+//! workspace as `GIT_WORK_TREE`): its own index (whose stat cache keeps
+//! unchanged files from being hashed again), its own objects, and a
+//! config-free environment — no system or global config, no repository
+//! config a command wrote, and `info/attributes` turning every filter and
+//! conversion off, so a blob is the file's exact bytes and no driver can
+//! run. The git program is an absolute path outside the workspace, found
+//! by the caller. `.gitignore` files and the repository's `info/exclude`
+//! (read once, when the session's git directory is made) say what is
+//! left out.
+
+mod run;
+mod snapshot;
 
 use std::ffi::OsString;
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
-use oy_boundary::{BoundaryError, Workspace};
+use sha1::{Digest as _, Sha1};
 
+use crate::blobs::hex;
 use crate::error::CheckpointError;
 
-/// A git repository the workspace lies in, and where oy keeps its objects.
+pub(crate) use snapshot::Snapshot;
+
+/// The session's private git directory, bound to the workspace.
 #[derive(Debug, Clone)]
 pub(crate) struct Git {
+    program: PathBuf,
     root: PathBuf,
-    objects: PathBuf,
-    repo_objects: PathBuf,
-    index: PathBuf,
+    dir: PathBuf,
     env: Vec<(OsString, OsString)>,
 }
 
@@ -43,146 +52,75 @@ pub(crate) struct Blob {
     pub(crate) bytes: Option<Vec<u8>>,
 }
 
+/// Attributes that win over any `.gitattributes`: no filter, no line-end
+/// or encoding conversion, no `ident` expansion.
+const ATTRIBUTES: &str = "* -text -filter -ident -working-tree-encoding\n";
+
 impl Git {
-    /// The repository holding `root`, or why there is none (not a
-    /// repository, git missing): the undo then says command changes
-    /// cannot be undone.
-    pub(crate) fn discover(
+    /// The private git directory `dir` for the workspace at `root`, or why
+    /// command changes cannot be undone there (not in a git repository, no
+    /// git outside the workspace). `program` is the git to run; `env` the
+    /// filtered child environment (every `GIT_*` variable is dropped).
+    pub(crate) fn open(
+        program: Option<&Path>,
         root: &Path,
-        objects: PathBuf,
+        dir: PathBuf,
         env: &[(OsString, OsString)],
     ) -> Result<Self, String> {
-        let mut git = Self {
+        let Some(program) = program else {
+            return Err(
+                "no git program was found outside the workspace on the command PATH".to_owned(),
+            );
+        };
+        let Some(dot_git) = repository_marker(root) else {
+            return Err("the workspace is not in a git repository".to_owned());
+        };
+        let git = Self {
+            program: program.to_path_buf(),
             root: root.to_path_buf(),
-            objects,
-            repo_objects: PathBuf::new(),
-            index: PathBuf::new(),
+            dir,
             env: env
                 .iter()
                 .filter(|(name, _)| !name.to_string_lossy().starts_with("GIT_"))
                 .cloned()
                 .collect(),
         };
-        let out = git
-            .run(
-                &[
-                    "rev-parse",
-                    "--path-format=absolute",
-                    "--is-inside-work-tree",
-                    "--git-common-dir",
-                    "--git-path",
-                    "index",
-                ],
-                None,
-                false,
-            )
-            .map_err(|error| match error {
-                CheckpointError::Git { detail, .. } if detail.contains("not a git repository") => {
-                    "the workspace is not a git repository".to_owned()
-                }
-                other => other.to_string(),
-            })?;
-        let text = String::from_utf8_lossy(&out);
-        let mut lines = text.lines();
-        if lines.next() != Some("true") {
-            return Err("the workspace is not inside a git working tree".to_owned());
-        }
-        let (Some(common), Some(index)) = (lines.next(), lines.next()) else {
-            return Err("git did not say where the repository is".to_owned());
-        };
-        git.repo_objects = Path::new(common).join("objects");
-        git.index = PathBuf::from(index);
+        git.prepare(&dot_git).map_err(|error| error.to_string())?;
         Ok(git)
     }
 
-    /// Snapshots the working tree below the root: the tree id, and the
-    /// untracked files left out for being larger than `max_untracked`.
-    pub(crate) fn snapshot(
-        &self,
-        ws: &Workspace,
-        max_untracked: u64,
-    ) -> Result<(String, Vec<String>), CheckpointError> {
-        let index = self.objects.with_file_name(format!(
-            "snapshot-index-{}-{}",
-            std::process::id(),
-            fastrand_suffix()
-        ));
-        let result = self.snapshot_with(ws, &index, max_untracked);
-        #[expect(
-            clippy::disallowed_methods,
-            reason = "oy's own temporary index in its private checkpoint directory"
-        )]
-        let _ = std::fs::remove_file(&index);
-        result
-    }
-
-    fn snapshot_with(
-        &self,
-        ws: &Workspace,
-        index: &Path,
-        max_untracked: u64,
-    ) -> Result<(String, Vec<String>), CheckpointError> {
-        // The copy keeps git's stat cache, so unchanged tracked files are
-        // not hashed again; the user's index itself is only read.
-        #[expect(
-            clippy::disallowed_methods,
-            reason = "git's index file, copied (never written) for a private snapshot"
-        )]
-        match std::fs::copy(&self.index, index) {
-            Ok(_) => {}
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => {}
-            Err(error) => {
-                return Err(CheckpointError::Git {
-                    command: "index copy".to_owned(),
-                    detail: error.to_string(),
-                });
-            }
+    /// Makes the git directory's skeleton once: `HEAD`, `objects/`,
+    /// `refs/`, the attributes that turn conversions off, and the
+    /// repository's own excludes as they are now.
+    #[expect(
+        clippy::disallowed_methods,
+        reason = "oy's own git directory inside its private checkpoint directory"
+    )]
+    fn prepare(&self, dot_git: &Path) -> Result<(), CheckpointError> {
+        let io = |what: &str, error: std::io::Error| CheckpointError::Git {
+            command: "init".to_owned(),
+            detail: format!("{what}: {error}"),
+        };
+        if self.dir.join("HEAD").is_file() {
+            return Ok(());
         }
-        let with_index =
-            |args: &[&str], input: Option<&[u8]>| self.run_with_index(index, args, input);
-        with_index(&["add", "--update", "--", "."], None)?;
-        let listed = with_index(
-            &[
-                "ls-files",
-                "-z",
-                "--others",
-                "--exclude-standard",
-                "--",
-                ".",
-            ],
-            None,
-        )?;
-        let mut small = Vec::new();
-        let mut skipped = Vec::new();
-        for name in listed
-            .split(|byte| *byte == 0)
-            .filter(|name| !name.is_empty())
-        {
-            let text = String::from_utf8_lossy(name).into_owned();
-            let too_big = ws
-                .path(&text)
-                .ok()
-                .and_then(|path| match ws.symlink_metadata(&path) {
-                    Ok(meta) => Some(meta.len > max_untracked),
-                    Err(BoundaryError::NotFound { .. }) => Some(false),
-                    Err(_) => None,
-                })
-                .unwrap_or(true);
-            if too_big {
-                skipped.push(text);
-            } else {
-                small.extend_from_slice(name);
-                small.push(0);
-            }
+        for sub in ["objects", "refs", "info"] {
+            std::fs::create_dir_all(self.dir.join(sub)).map_err(|error| io(sub, error))?;
         }
-        if !small.is_empty() {
-            with_index(
-                &["add", "--pathspec-from-file=-", "--pathspec-file-nul"],
-                Some(&small),
-            )?;
-        }
-        let tree = with_index(&["write-tree"], None)?;
-        Ok((String::from_utf8_lossy(&tree).trim().to_owned(), skipped))
+        std::fs::write(self.dir.join("info/attributes"), ATTRIBUTES)
+            .map_err(|error| io("info/attributes", error))?;
+        // Only a real directory's own exclude file: a `.git` file points
+        // wherever a command may have made it point.
+        let excludes = if dot_git.is_dir() && !dot_git.is_symlink() {
+            read_small(&dot_git.join("info/exclude"))
+        } else {
+            Vec::new()
+        };
+        std::fs::write(self.dir.join("info/exclude"), excludes)
+            .map_err(|error| io("info/exclude", error))?;
+        // Written last: its presence says the directory is complete.
+        std::fs::write(self.dir.join("HEAD"), "ref: refs/heads/oy\n")
+            .map_err(|error| io("HEAD", error))
     }
 
     /// The paths (relative to the root) whose content differs between two
@@ -193,17 +131,8 @@ impl Git {
         after: &str,
     ) -> Result<Vec<TreeChange>, CheckpointError> {
         let out = self.run(
-            &[
-                "diff-tree",
-                "-r",
-                "-z",
-                "--no-renames",
-                "--relative",
-                before,
-                after,
-            ],
+            &["diff-tree", "-r", "-z", "--no-renames", before, after],
             None,
-            true,
         )?;
         let mut fields = out.split(|byte| *byte == 0);
         let mut changes = Vec::new();
@@ -229,7 +158,8 @@ impl Git {
         Ok(changes)
     }
 
-    /// Blobs by id: every size, and the bytes of those up to `max_bytes`.
+    /// Blobs by id: every size, and the bytes of those up to `max_bytes`,
+    /// each checked against its id (a damaged object is never restored).
     pub(crate) fn blobs(
         &self,
         ids: &[String],
@@ -239,27 +169,31 @@ impl Git {
             return Ok(Vec::new());
         }
         let list: String = ids.iter().map(|id| format!("{id}\n")).collect();
-        let sizes = self.run(&["cat-file", "--batch-check"], Some(list.as_bytes()), true)?;
+        let sizes = self.run(&["cat-file", "--batch-check"], Some(list.as_bytes()))?;
         let mut blobs = Vec::new();
-        let mut wanted = String::new();
+        let mut wanted = Vec::new();
         for (line, id) in String::from_utf8_lossy(&sizes).lines().zip(ids) {
             let size = line
-                .rsplit(' ')
-                .next()
+                .strip_prefix(id.as_str())
+                .and_then(|rest| rest.strip_prefix(" blob "))
                 .and_then(|size| size.parse::<u64>().ok())
                 .ok_or_else(|| CheckpointError::Git {
                     command: "cat-file".to_owned(),
-                    detail: format!("no object {id} ({line})"),
+                    detail: format!("no blob {id} ({line})"),
                 })?;
             if size <= max_bytes {
-                wanted.push_str(id);
-                wanted.push('\n');
+                wanted.push(id);
             }
             blobs.push(Blob { size, bytes: None });
         }
-        let out = self.run(&["cat-file", "--batch"], Some(wanted.as_bytes()), true)?;
+        let request: String = wanted.iter().map(|id| format!("{id}\n")).collect();
+        let out = self.run(&["cat-file", "--batch"], Some(request.as_bytes()))?;
         let mut rest = &out[..];
+        let mut wanted = wanted.into_iter();
         for blob in blobs.iter_mut().filter(|blob| blob.size <= max_bytes) {
+            let id = wanted
+                .next()
+                .ok_or_else(|| CheckpointError::damaged("blob list"))?;
             let header_end = rest
                 .iter()
                 .position(|byte| *byte == b'\n')
@@ -267,114 +201,61 @@ impl Git {
             let body_start = header_end + 1;
             let size = usize::try_from(blob.size).unwrap_or(usize::MAX);
             let body_end = body_start.saturating_add(size);
-            if body_end > rest.len() {
+            let Some(body) = rest.get(body_start..body_end) else {
                 return Err(CheckpointError::Git {
                     command: "cat-file".to_owned(),
                     detail: "a blob was cut short".to_owned(),
                 });
+            };
+            if blob_id(body) != *id {
+                return Err(CheckpointError::damaged(format!(
+                    "git object {id} does not hold what its name says"
+                )));
             }
-            blob.bytes = Some(rest[body_start..body_end].to_vec());
+            blob.bytes = Some(body.to_vec());
             rest = rest.get(body_end + 1..).unwrap_or_default();
         }
         Ok(blobs)
     }
-
-    fn run_with_index(
-        &self,
-        index: &Path,
-        args: &[&str],
-        input: Option<&[u8]>,
-    ) -> Result<Vec<u8>, CheckpointError> {
-        self.command(args, true)
-            .env("GIT_INDEX_FILE", index)
-            .pipe(args, input)
-    }
-
-    fn run(
-        &self,
-        args: &[&str],
-        input: Option<&[u8]>,
-        objects: bool,
-    ) -> Result<Vec<u8>, CheckpointError> {
-        self.command(args, objects).pipe(args, input)
-    }
-
-    fn command(&self, args: &[&str], objects: bool) -> Command {
-        let mut command = Command::new("git");
-        command
-            .env_clear()
-            .envs(self.env.iter().map(|(name, value)| (name, value)))
-            .env("GIT_TERMINAL_PROMPT", "0")
-            .env("GIT_OPTIONAL_LOCKS", "0")
-            .current_dir(&self.root)
-            // No fsmonitor daemon or hook is started, no maintenance runs
-            // in the user's repository.
-            .args(["-c", "core.fsmonitor=false", "-c", "gc.auto=0"])
-            .args([
-                "-c",
-                "maintenance.auto=false",
-                "-c",
-                "core.untrackedCache=false",
-            ])
-            .args(args);
-        if objects {
-            command
-                .env("GIT_OBJECT_DIRECTORY", &self.objects)
-                .env("GIT_ALTERNATE_OBJECT_DIRECTORIES", &self.repo_objects);
-        }
-        command
-    }
 }
 
-trait Pipe {
-    fn pipe(&mut self, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, CheckpointError>;
+/// git's SHA-1 object id of a blob holding `bytes`.
+pub(crate) fn blob_id(bytes: &[u8]) -> String {
+    let mut hasher = Sha1::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
+    hex(&hasher.finalize())
 }
 
-impl Pipe for Command {
-    fn pipe(&mut self, args: &[&str], input: Option<&[u8]>) -> Result<Vec<u8>, CheckpointError> {
-        let name = args.first().copied().unwrap_or("git").to_owned();
-        let failed = |detail: String| CheckpointError::Git {
-            command: name.clone(),
-            detail,
-        };
-        let mut child = self
-            .stdin(if input.is_some() {
-                Stdio::piped()
-            } else {
-                Stdio::null()
-            })
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|error| failed(format!("cannot run git: {error}")))?;
-        if let (Some(bytes), Some(mut stdin)) = (input, child.stdin.take()) {
-            // Written on its own thread: git may fill its stdout before it
-            // has read all of its input.
-            let bytes = bytes.to_vec();
-            std::thread::spawn(move || {
-                let _ = stdin.write_all(&bytes);
-            });
-        }
-        let out = child
-            .wait_with_output()
-            .map_err(|error| failed(error.to_string()))?;
-        if !out.status.success() {
-            let text = String::from_utf8_lossy(&out.stderr);
-            let first = text
-                .lines()
-                .find(|line| !line.trim().is_empty())
-                .unwrap_or("no message")
-                .trim()
-                .to_owned();
-            return Err(failed(first));
-        }
-        Ok(out.stdout)
+/// The `.git` (directory or file) of the repository holding `root`: the
+/// nearest one at `root` or above it. Only looked at, never run: git is
+/// not asked, so nothing in that repository's config can take effect.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "a presence check on the workspace root and its ancestors"
+)]
+fn repository_marker(root: &Path) -> Option<PathBuf> {
+    root.ancestors()
+        .map(|dir| dir.join(".git"))
+        .find(|candidate| std::fs::symlink_metadata(candidate).is_ok())
+}
+
+/// A small file's bytes (an exclude list), or nothing.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the repository's info/exclude, read (bounded) once per session"
+)]
+fn read_small(path: &Path) -> Vec<u8> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    let Ok(meta) = std::fs::symlink_metadata(path) else {
+        return bytes;
+    };
+    if !meta.is_file() {
+        return bytes;
     }
-}
-
-/// A few digits to keep two snapshots in one process apart.
-fn fastrand_suffix() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    NEXT.fetch_add(1, Ordering::Relaxed)
+    if let Ok(file) = std::fs::File::open(path) {
+        let _ = file.take(1024 * 1024).read_to_end(&mut bytes);
+    }
+    bytes
 }

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The index format this build writes and reads.
-pub(crate) const INDEX_VERSION: u32 = 1;
+pub(crate) const INDEX_VERSION: u32 = 2;
 
 /// What was at a path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -40,6 +40,12 @@ pub enum State {
         /// What it is (`symlink`, `fifo`, …).
         what: String,
     },
+    /// Something was there, but what is not known (git ignored it, or it
+    /// was too large to snapshot): never restored, never removed.
+    Unknown {
+        /// Why it is not known.
+        why: String,
+    },
 }
 
 impl State {
@@ -62,6 +68,7 @@ impl State {
                 },
             ) => a == b && (ma & 0o777) == (mb & 0o777),
             (Self::Other { what: a }, Self::Other { what: b }) => a == b,
+            // What an unknown state was cannot match anything.
             _ => false,
         }
     }
@@ -73,6 +80,7 @@ impl State {
             Self::File { len, .. } => format!("file ({len} bytes)"),
             Self::Dir { .. } => "directory".to_owned(),
             Self::Other { what } => what.clone(),
+            Self::Unknown { .. } => "unknown".to_owned(),
         }
     }
 }

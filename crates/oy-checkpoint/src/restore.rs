@@ -11,11 +11,10 @@ use std::collections::BTreeMap;
 use oy_boundary::{BoundaryError, Workspace};
 use serde::Serialize;
 
-use crate::blobs::digest_of;
 use crate::capture::state_of;
 use crate::checkpoints::{Checkpoints, Inner};
 use crate::error::CheckpointError;
-use crate::index::{Commands, Entry, NotKept, RedoRecord, Source, State, TurnState};
+use crate::index::{Commands, RedoRecord, State, TurnState};
 
 /// Which way a restore goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -70,14 +69,6 @@ pub struct UndoReport {
     pub diff: String,
 }
 
-/// One path's step.
-#[derive(Debug, Clone)]
-struct Step {
-    path: String,
-    target: State,
-    current: State,
-}
-
 impl Checkpoints {
     /// Undoes the last `count` turns that changed something (newest
     /// first), or says what it would do (`dry_run`).
@@ -88,7 +79,7 @@ impl Checkpoints {
         dry_run: bool,
     ) -> Result<UndoReport, CheckpointError> {
         let mut inner = self.lock();
-        close_left_open(&mut inner, ws);
+        crate::checkpoints::close_unfinished(&mut inner.index.turns);
         let picked: Vec<usize> = (0..inner.index.turns.len())
             .rev()
             .filter(|&at| {
@@ -144,21 +135,6 @@ impl Checkpoints {
     }
 }
 
-/// Turns oy never finished (it was killed) are closed as they stand.
-fn close_left_open(inner: &mut Inner, ws: &Workspace) {
-    let open: Vec<usize> = (0..inner.index.turns.len())
-        .filter(|&at| inner.index.turns[at].state == TurnState::Open)
-        .collect();
-    for at in open {
-        if let Err(error) = fold_commands(inner, ws, at) {
-            inner.index.turns[at].commands = Commands::Untracked {
-                why: error.to_string(),
-            };
-        }
-        inner.index.turns[at].state = TurnState::Closed;
-    }
-}
-
 /// `picked` are positions in the index, newest first.
 fn restore(
     inner: &mut Inner,
@@ -167,31 +143,6 @@ fn restore(
     direction: RestoreDirection,
     dry_run: bool,
 ) -> Result<UndoReport, CheckpointError> {
-    // Per path: where it goes (the oldest turn's before, or for a redo
-    // the newest turn's after) and what the last step should have left.
-    let mut plan: BTreeMap<String, (State, Option<State>)> = BTreeMap::new();
-    let mut commands_not_undone = Vec::new();
-    for &at in picked.iter().rev() {
-        let record = &inner.index.turns[at];
-        if let Commands::Untracked { why } = &record.commands {
-            commands_not_undone.push(format!("turn {}: {why}", record.turn));
-        }
-        for (path, entry) in &record.entries {
-            let (target, expected) = match direction {
-                RestoreDirection::Undo => (entry.before.clone(), entry.after.clone()),
-                RestoreDirection::Redo => match &entry.after {
-                    Some(after) => (after.clone(), Some(entry.before.clone())),
-                    None => continue,
-                },
-            };
-            plan.entry(path.clone())
-                .and_modify(|slot| match direction {
-                    RestoreDirection::Undo => slot.1 = expected.clone(),
-                    RestoreDirection::Redo => slot.0 = target.clone(),
-                })
-                .or_insert((target, expected));
-        }
-    }
     let mut report = UndoReport {
         direction,
         turns: picked
@@ -203,95 +154,229 @@ fn restore(
         paths: Vec::new(),
         conflicts: Vec::new(),
         unrestorable: Vec::new(),
-        commands_not_undone,
+        commands_not_undone: Vec::new(),
         diff: String::new(),
     };
+    let plan = plan(inner, picked, direction, &mut report);
     let mut steps = Vec::new();
-    for (path, (target, expected)) in plan {
-        let current = match ws.path(&path) {
-            Ok(at) => state_of(ws, &at)?,
-            Err(error) => {
-                report.unrestorable.push(Unrestorable {
-                    path,
-                    why: error.to_string(),
-                });
-                continue;
-            }
+    for (path, goal) in plan {
+        if let Some(step) = check(ws, path, goal, &mut report)? {
+            steps.push(step);
+        }
+    }
+    // Every saved copy is read (and checked) before anything changes: a
+    // damaged one leaves its path as it is, and nothing else is affected.
+    let mut ready = Vec::new();
+    for step in steps {
+        let bytes = match &step.target {
+            State::File { digest, len, .. } => match inner.store.get(digest, *len) {
+                Ok(bytes) => Some(bytes),
+                Err(error) => {
+                    report.unrestorable.push(Unrestorable {
+                        path: step.path,
+                        why: error.to_string(),
+                    });
+                    continue;
+                }
+            },
+            _ => None,
         };
-        if current.same_as(&target) {
-            continue;
-        }
-        if let Some(expected) = &expected
-            && !current.same_as(expected)
-        {
-            report.conflicts.push(Conflict {
-                path,
-                expected: expected.describe(),
-                found: current.describe(),
-            });
-            continue;
-        }
-        match (&target, &current) {
-            (State::File { kept: false, .. }, _) => report.unrestorable.push(Unrestorable {
-                path,
-                why: "its old content was too large to keep".to_owned(),
-            }),
-            (State::Other { what }, _) => report.unrestorable.push(Unrestorable {
-                path,
-                why: format!("it was a {what}, which a checkpoint does not restore"),
-            }),
-            (_, State::Other { what }) => report.unrestorable.push(Unrestorable {
-                path,
-                why: format!("it is now a {what}"),
-            }),
-            (State::File { .. }, State::Dir { .. }) => report.unrestorable.push(Unrestorable {
-                path,
-                why: "it is now a directory".to_owned(),
-            }),
-            _ => steps.push(Step {
-                path,
-                target,
-                current,
-            }),
-        }
+        ready.push((step, bytes));
     }
     report.diff = crate::session_diff::steps_diff(
         &inner.store,
         ws,
         crate::session_diff::Direction::FromWorkspace,
-        steps
+        ready
             .iter()
-            .map(|step| (step.path.as_str(), &step.current, &step.target)),
+            .map(|(step, _)| (step.path.as_str(), &step.current, &step.target)),
     );
-    report.paths = steps.iter().map(|step| step.path.clone()).collect();
+    report.paths = ready.iter().map(|(step, _)| step.path.clone()).collect();
     if dry_run || !report.conflicts.is_empty() {
         return Ok(report);
     }
-    apply(inner, ws, &steps, &mut report)?;
+    apply(ws, &ready, &mut report);
+    report.unrestorable.sort_by(|a, b| a.path.cmp(&b.path));
     report.applied = true;
     Ok(report)
 }
 
-/// Removals first (files, then directories deepest first), then new
-/// directories (shallowest first), then file contents.
-fn apply(
+/// Where one path goes, and what the turns should have left there.
+struct Goal {
+    target: State,
+    /// `None`: the turn never recorded what it left.
+    expected: Option<State>,
+}
+
+/// Per path: where it goes (the oldest turn's before, or for a redo the
+/// newest turn's after) and what the last turn should have left. Between
+/// two turns a path must have stayed as the earlier one left it: a change
+/// made in between (by the person) is a conflict, never silently undone.
+fn plan(
     inner: &Inner,
-    ws: &Workspace,
-    steps: &[Step],
+    picked: &[usize],
+    direction: RestoreDirection,
     report: &mut UndoReport,
-) -> Result<(), CheckpointError> {
-    // Every saved copy is read (and checked) before anything changes: a
-    // damaged one stops the restore while the workspace is untouched.
-    let mut contents = Vec::new();
-    for step in steps {
-        if let State::File { digest, len, .. } = &step.target {
-            contents.push((step, inner.store.get(digest, *len)?));
+) -> BTreeMap<String, Goal> {
+    let mut plan: BTreeMap<String, Goal> = BTreeMap::new();
+    // The turn that last touched each path, for the gap check.
+    let mut last_turn: BTreeMap<String, u64> = BTreeMap::new();
+    let mut gaps = BTreeMap::new();
+    for &at in picked.iter().rev() {
+        let record = &inner.index.turns[at];
+        if let Commands::Untracked { why } = &record.commands {
+            report
+                .commands_not_undone
+                .push(format!("turn {}: {why}", record.turn));
+        }
+        for (path, entry) in &record.entries {
+            let (target, expected) = match direction {
+                RestoreDirection::Undo => (entry.before.clone(), entry.after.clone()),
+                RestoreDirection::Redo => match &entry.after {
+                    Some(after) => (after.clone(), Some(entry.before.clone())),
+                    None => continue,
+                },
+            };
+            match plan.get_mut(path) {
+                None => {
+                    plan.insert(path.clone(), Goal { target, expected });
+                }
+                Some(goal) => {
+                    // Oldest first: the earlier turn's after must be this
+                    // turn's before (for a redo, the same the other way).
+                    let joins = match direction {
+                        RestoreDirection::Undo => goal.expected.as_ref(),
+                        RestoreDirection::Redo => Some(&goal.target),
+                    }
+                    .is_some_and(|earlier| earlier.same_as(&entry.before));
+                    if !joins {
+                        let earlier = last_turn.get(path).copied().unwrap_or_default();
+                        gaps.insert(
+                            path.clone(),
+                            Conflict {
+                                path: path.clone(),
+                                expected: format!("what turn {earlier} left"),
+                                found: format!(
+                                    "a change made between turn {earlier} and turn {}",
+                                    record.turn
+                                ),
+                            },
+                        );
+                    }
+                    match direction {
+                        RestoreDirection::Undo => goal.expected = expected,
+                        RestoreDirection::Redo => goal.target = target,
+                    }
+                }
+            }
+            last_turn.insert(path.clone(), record.turn);
         }
     }
-    let depth = |step: &&Step| step.path.matches('/').count();
-    let mut removals: Vec<&Step> = steps
+    for (path, conflict) in gaps {
+        plan.remove(&path);
+        report.conflicts.push(conflict);
+    }
+    plan
+}
+
+/// One path's step, once checked.
+#[derive(Debug, Clone)]
+struct Step {
+    path: String,
+    target: State,
+    current: State,
+}
+
+/// Checks one path: `Ok(None)` when there is nothing to do (it is back
+/// already, or it cannot be put back: then the report says why), a
+/// conflict when someone changed it since.
+fn check(
+    ws: &Workspace,
+    path: String,
+    goal: Goal,
+    report: &mut UndoReport,
+) -> Result<Option<Step>, CheckpointError> {
+    let left = |report: &mut UndoReport, path: String, why: String| {
+        report.unrestorable.push(Unrestorable { path, why });
+        Ok(None)
+    };
+    let at = match ws.path(&path) {
+        Ok(at) => at,
+        Err(error) => return left(report, path, error.to_string()),
+    };
+    // Never through a link: a parent that is now a symbolic link (even one
+    // that stays inside the root) would put the bytes somewhere else.
+    match ws.resolved(&at, false) {
+        Ok(real) if real.as_path() == at.as_path() => {}
+        Ok(_) => return left(report, path, "a parent is now a symbolic link".to_owned()),
+        Err(error) => return left(report, path, error.to_string()),
+    }
+    match ws.protected_reason(&at, false) {
+        Ok(None) => {}
+        Ok(Some(why)) => return left(report, path, format!("it is protected: {why}")),
+        Err(error) => return left(report, path, error.to_string()),
+    }
+    let current = match state_of(ws, &at) {
+        Ok(current) => current,
+        Err(error) => return left(report, path, error.to_string()),
+    };
+    if current.same_as(&goal.target) {
+        return Ok(None);
+    }
+    let Some(expected) = goal.expected else {
+        return left(
+            report,
+            path,
+            "oy stopped before it recorded what the change left".to_owned(),
+        );
+    };
+    if !current.same_as(&expected) {
+        report.conflicts.push(Conflict {
+            path,
+            expected: expected.describe(),
+            found: current.describe(),
+        });
+        return Ok(None);
+    }
+    let why = match (&goal.target, &current) {
+        (State::Unknown { why }, _) => why.clone(),
+        (State::File { kept: false, .. }, _) => "its old content was too large to keep".to_owned(),
+        (State::Other { what }, _) => {
+            format!("it was a {what}, which a checkpoint does not restore")
+        }
+        (_, State::Other { what }) => format!("it is now a {what}"),
+        (_, State::Unknown { why }) => why.clone(),
+        _ => {
+            return Ok(Some(Step {
+                path,
+                target: goal.target,
+                current,
+            }));
+        }
+    };
+    left(report, path, why)
+}
+
+/// Removals first (files, then directories deepest first; also what is in
+/// the way of a different kind), then directories (shallowest first, with
+/// their modes), then file contents. A step that fails leaves its path as
+/// it is and is reported; the others still happen, so one bad path never
+/// blocks the undo of the rest.
+fn apply(ws: &Workspace, ready: &[(Step, Option<Vec<u8>>)], report: &mut UndoReport) {
+    let depth = |step: &Step| step.path.matches('/').count();
+    let in_the_way = |step: &Step| {
+        matches!(
+            (&step.target, &step.current),
+            (State::Absent, _)
+                | (State::File { .. }, State::Dir { .. })
+                | (State::Dir { .. }, State::File { .. })
+        )
+    };
+    let mut failed = std::collections::BTreeSet::new();
+    let mut removals: Vec<&Step> = ready
         .iter()
-        .filter(|step| step.target == State::Absent)
+        .map(|(step, _)| step)
+        .filter(|step| in_the_way(step))
         .collect();
     removals.sort_by_key(|step| {
         (
@@ -300,175 +385,61 @@ fn apply(
         )
     });
     for step in removals {
-        let path = ws.path(&step.path)?;
-        match ws.remove(&path, false) {
+        let result = ws.path(&step.path).and_then(|path| ws.remove(&path, false));
+        match result {
             Ok(_) | Err(BoundaryError::NotFound { .. }) => {}
-            Err(error) if matches!(step.current, State::Dir { .. }) => {
+            Err(error) => {
+                failed.insert(step.path.clone());
                 report.unrestorable.push(Unrestorable {
                     path: step.path.clone(),
-                    why: format!("the directory was left: {error}"),
+                    why: format!("it could not be removed: {error}"),
                 });
             }
-            Err(error) => return Err(error.into()),
         }
     }
-    let mut dirs: Vec<&Step> = steps
+    let mut dirs: Vec<&Step> = ready
         .iter()
-        .filter(|step| matches!(step.target, State::Dir { .. }))
+        .map(|(step, _)| step)
+        .filter(|step| matches!(step.target, State::Dir { .. }) && !failed.contains(&step.path))
         .collect();
-    dirs.sort_by_key(depth);
+    dirs.sort_by_key(|step| depth(step));
     for step in dirs {
-        let path = ws.path(&step.path)?;
-        ws.create_dir_all(&path)?;
-    }
-    for (step, bytes) in contents {
-        if let State::File { mode, .. } = &step.target {
-            let path = ws.path(&step.path)?;
-            ws.restore_file(&path, &bytes, *mode)?;
+        let State::Dir { mode } = step.target else {
+            continue;
+        };
+        let result = ws
+            .path(&step.path)
+            .and_then(|path| ws.restore_dir(&path, mode));
+        if let Err(error) = result {
+            failed.insert(step.path.clone());
+            report.unrestorable.push(Unrestorable {
+                path: step.path.clone(),
+                why: format!("the directory could not be made: {error}"),
+            });
         }
     }
-    Ok(())
-}
-
-/// Folds what a turn's commands changed (its two snapshots compared) into
-/// its entries. A path a tool saved before the first command keeps the
-/// tool's before-state; otherwise the first snapshot's.
-pub(crate) fn fold_commands(
-    inner: &mut Inner,
-    ws: &Workspace,
-    at: usize,
-) -> Result<(), CheckpointError> {
-    let Commands::Git {
-        before_tree,
-        after_tree: None,
-        seq,
-        skipped,
-    } = inner.index.turns[at].commands.clone()
-    else {
-        return Ok(());
-    };
-    let git = inner.git(ws).map_err(|why| CheckpointError::Git {
-        command: "rev-parse".to_owned(),
-        detail: why,
-    })?;
-    let (after_tree, _) = git.snapshot(ws, inner.limits.max_file_bytes)?;
-    let changes = git.changes(&before_tree, &after_tree)?;
-    let needed: Vec<&crate::git::TreeChange> = changes
+    for (step, bytes) in ready {
+        let (State::File { mode, .. }, Some(bytes)) = (&step.target, bytes) else {
+            continue;
+        };
+        if failed.contains(&step.path) {
+            continue;
+        }
+        let result = ws
+            .path(&step.path)
+            .and_then(|path| ws.restore_file(&path, bytes, *mode));
+        if let Err(error) = result {
+            report.unrestorable.push(Unrestorable {
+                path: step.path.clone(),
+                why: format!("it could not be written: {error}"),
+            });
+        }
+    }
+    let unrestored: std::collections::BTreeSet<&str> = report
+        .unrestorable
         .iter()
-        .filter(|change| {
-            inner.index.turns[at]
-                .entries
-                .get(&change.path)
-                .is_none_or(|entry| entry.seq > seq)
-        })
+        .map(|item| item.path.as_str())
         .collect();
-    let ids: Vec<String> = needed
-        .iter()
-        .filter_map(|change| change.before.as_ref())
-        .filter(|(mode, _)| is_blob_mode(*mode))
-        .map(|(_, id)| id.clone())
-        .collect();
-    let mut blobs = git.blobs(&ids, inner.limits.max_file_bytes)?.into_iter();
-    let mut not_kept = Vec::new();
-    let mut befores = Vec::new();
-    for change in &needed {
-        let before = match &change.before {
-            _ if skipped.contains(&change.path) => State::Other {
-                what: "untracked file too large to keep".to_owned(),
-            },
-            None => State::Absent,
-            Some((mode, id)) if is_blob_mode(*mode) => {
-                let blob = blobs
-                    .next()
-                    .ok_or_else(|| CheckpointError::damaged("blob list"))?;
-                let mode = if mode & 0o111 != 0 { 0o755 } else { 0o644 };
-                match blob.bytes {
-                    Some(bytes) => {
-                        let state = State::File {
-                            digest: digest_of(&bytes),
-                            mode,
-                            len: blob.size,
-                            kept: true,
-                        };
-                        inner.keep(&change.path, state, Some(bytes), &mut not_kept)?
-                    }
-                    None => {
-                        not_kept.push(NotKept {
-                            path: change.path.clone(),
-                            why: format!(
-                                "{}, over the {} a checkpoint keeps of one file",
-                                crate::capture::size(blob.size),
-                                crate::capture::size(inner.limits.max_file_bytes)
-                            ),
-                        });
-                        State::File {
-                            digest: format!("git:{id}"),
-                            mode,
-                            len: blob.size,
-                            kept: false,
-                        }
-                    }
-                }
-            }
-            Some((mode, _)) => State::Other {
-                what: if *mode == 0o120_000 {
-                    "symlink"
-                } else {
-                    "submodule"
-                }
-                .to_owned(),
-            },
-        };
-        befores.push((change.path.clone(), before));
-    }
-    for (path, before) in befores {
-        let Ok(at_path) = ws.path(&path) else {
-            continue;
-        };
-        let limits = inner.limits;
-        let found = crate::capture::capture_single(ws, &at_path, &limits, &mut not_kept)?;
-        let after = inner.keep(&path, found.state, found.bytes, &mut not_kept)?;
-        inner.index.seq += 1;
-        let seq = inner.index.seq;
-        inner.index.turns[at].entries.insert(
-            path,
-            Entry {
-                before,
-                after: Some(after),
-                seq,
-                source: Source::Command,
-            },
-        );
-    }
-    // Paths a tool saved before the first command keep that before; what
-    // the commands left is their after.
-    for change in &changes {
-        let Some(entry) = inner.index.turns[at].entries.get(&change.path) else {
-            continue;
-        };
-        if entry.source != Source::Tool {
-            continue;
-        }
-        let Ok(at_path) = ws.path(&change.path) else {
-            continue;
-        };
-        let limits = inner.limits;
-        let found = crate::capture::capture_single(ws, &at_path, &limits, &mut not_kept)?;
-        let after = inner.keep(&change.path, found.state, found.bytes, &mut not_kept)?;
-        if let Some(entry) = inner.index.turns[at].entries.get_mut(&change.path) {
-            entry.after = Some(after);
-        }
-    }
-    inner.index.turns[at].not_kept.extend(not_kept);
-    if let Commands::Git {
-        after_tree: slot, ..
-    } = &mut inner.index.turns[at].commands
-    {
-        *slot = Some(after_tree);
-    }
-    Ok(())
-}
-
-fn is_blob_mode(mode: u32) -> bool {
-    mode & 0o170_000 == 0o100_000
+    let unrestored: Vec<String> = unrestored.into_iter().map(str::to_owned).collect();
+    report.paths.retain(|path| !unrestored.contains(path));
 }

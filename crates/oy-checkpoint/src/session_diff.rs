@@ -112,10 +112,15 @@ fn side(store: &Store, ws: &Workspace, path: &str, state: &State, from_workspace
 fn file_diff(out: &mut String, path: &str, old: Side, new: Side) {
     let name = |side: &Side, prefix: &str| match side {
         Side::Absent => "/dev/null".to_owned(),
-        _ => format!("{prefix}/{path}"),
+        _ => quoted(prefix, path),
     };
     let (a, b) = (name(&old, "a"), name(&new, "b"));
-    let _ = writeln!(out, "diff --git a/{path} b/{path}");
+    let _ = writeln!(
+        out,
+        "diff --git {} {}",
+        quoted("a", path),
+        quoted("b", path)
+    );
     match (&old, &new) {
         (Side::Opaque, _) | (_, Side::Opaque) => {
             let _ = writeln!(out, "Binary files {a} and {b} differ");
@@ -134,4 +139,35 @@ fn file_diff(out: &mut String, path: &str, old: Side, new: Side) {
             );
         }
     }
+}
+
+/// `prefix/path`, C-quoted as git quotes it when the name holds a control
+/// character, a quote or a backslash: a file name can then never add a
+/// line (a forged `+++` or hunk) to the diff a person reviews.
+fn quoted(prefix: &str, path: &str) -> String {
+    if !path
+        .chars()
+        .any(|c| c.is_control() || c == '"' || c == '\\')
+    {
+        return format!("{prefix}/{path}");
+    }
+    let mut out = format!("\"{prefix}/");
+    for c in path.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut bytes = [0; 4];
+                for byte in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("\\{byte:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }

@@ -92,15 +92,30 @@ impl ToolContext {
     pub(crate) fn shell(&self) -> std::ffi::OsString {
         self.shell
             .get_or_init(|| {
-                let root = self.workspace.root();
-                self.child_path_dirs()
-                    .iter()
-                    .filter(|dir| !dir.starts_with(root))
-                    .map(|dir| dir.join("bash"))
-                    .find(|candidate| crate::sandbox::is_executable(candidate))
+                self.program_outside("bash")
                     .map_or_else(|| "bash".into(), std::ffi::OsString::from)
             })
             .clone()
+    }
+
+    /// The git oy itself runs (checkpoint snapshots): like the shell, the
+    /// first on the child's `PATH` outside the workspace, as an absolute
+    /// path, so a command can never plant the git oy runs unsandboxed.
+    pub fn git_program(&self) -> Option<std::path::PathBuf> {
+        self.program_outside("git")
+    }
+
+    /// `name` in the first absolute `PATH` directory outside the root that
+    /// holds an executable of that name.
+    fn program_outside(&self, name: &str) -> Option<std::path::PathBuf> {
+        let root = crate::protected::canonical(self.workspace.root());
+        self.child_path_dirs()
+            .iter()
+            .filter(|dir| !dir.starts_with(&root))
+            .map(|dir| dir.join(name))
+            .filter(|candidate| crate::sandbox::is_executable(candidate))
+            .map(crate::protected::canonical)
+            .find(|program| !program.starts_with(&root))
     }
 
     /// Canonical absolute directories of the child's `PATH`, as they are

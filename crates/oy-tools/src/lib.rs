@@ -70,6 +70,7 @@ pub use policy::{
     Ceiling, CeilingReport, Decision, Lowering, Mode, Network, Overreach, Policy, Privileges,
     UnknownName,
 };
+pub use protected::protect_workspace;
 pub use pty::ChildKiller;
 pub use redact::{Redacted, redact_secrets};
 pub use registry::{Registry, Tool};

@@ -179,6 +179,20 @@ fn is_git_directory(dir: &Path) -> bool {
         && is("refs", rustix::fs::FileType::Directory)
 }
 
+/// Installs the protected half of the table in `ws` (git's control files,
+/// `.oy`, oy's own directories `oy_dirs`), as true now. Every frontend
+/// that changes workspace files outside the tools — an undo — calls it
+/// first, so a protected path is refused there too.
+pub fn protect_workspace(ws: &Workspace, oy_dirs: &[PathBuf]) {
+    install(ws, oy_dirs);
+}
+
+fn install(ws: &Workspace, oy_dirs: &[PathBuf]) -> git_dirs::GitDirs {
+    let at_root = git_dirs::find(ws.root());
+    ws.protect(protection(ws.root(), &at_root, oy_dirs));
+    at_root
+}
+
 /// One change a file tool is about to make.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Change<'p> {
@@ -206,12 +220,7 @@ impl Invocation<'_> {
         let root = ws.root();
         // Installed (it only grows) before any change, with what is true
         // now: a repository may have appeared since the last call.
-        let at_root = git_dirs::find(root);
-        ws.protect(protection(
-            root,
-            &at_root,
-            self.ctx().sandbox().private_dirs(),
-        ));
+        let at_root = install(ws, self.ctx().sandbox().private_dirs());
         let git = match repository_top(root) {
             Some(top) if top == root => at_root,
             Some(top) => git_dirs::find(top),

@@ -9,7 +9,7 @@ use oy_checkpoint::Commands;
 use crate::support::Setup;
 use crate::undo::walk;
 
-fn git(dir: &Path, args: &[&str]) -> String {
+pub fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
         .args(args)
@@ -25,7 +25,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
     String::from_utf8(out.stdout).unwrap()
 }
 
-fn have_git() -> bool {
+pub fn have_git() -> bool {
     let found = Command::new("git").arg("--version").output().is_ok();
     if !found {
         eprintln!("skipped: git is not installed");
@@ -50,7 +50,7 @@ fn git_dir_state(root: &Path) -> Vec<(String, Vec<u8>)> {
     files
 }
 
-fn repo() -> Setup {
+pub fn repo() -> Setup {
     let s = Setup::new();
     git(s.root(), &["init", "-q"]);
     s.outside_write("tracked.txt", "tracked\n");

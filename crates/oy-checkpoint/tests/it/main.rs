@@ -10,6 +10,7 @@
     reason = "tests build fixtures with std::fs, fail loudly, say why they skip, and share helpers"
 )]
 
+mod attacks;
 mod git;
 mod support;
 mod undo;

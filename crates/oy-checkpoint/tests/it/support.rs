@@ -24,7 +24,8 @@ impl Setup {
         let ws = Workspace::open(dir.path().join("ws")).unwrap();
         let checkpoints = Checkpoints::open(&dir.path().join("cp"), limits)
             .unwrap()
-            .with_git_env(
+            .with_git(
+                git_program(),
                 std::env::vars_os()
                     .filter(|(name, _)| name == "PATH" || name == "HOME")
                     .collect(),
@@ -42,7 +43,9 @@ impl Setup {
 
     /// Reopens the checkpoints, as a new process would.
     pub fn reopen(&self) -> Checkpoints {
-        Checkpoints::open(&self.dir.path().join("cp"), Limits::default()).unwrap()
+        Checkpoints::open(&self.dir.path().join("cp"), Limits::default())
+            .unwrap()
+            .with_git(git_program(), Vec::new())
     }
 
     /// What a file tool does: announce, change, record.
@@ -69,6 +72,14 @@ impl Setup {
         std::fs::create_dir_all(full.parent().unwrap()).unwrap();
         std::fs::write(full, text).unwrap();
     }
+}
+
+/// The git on this machine's PATH, as the tools would find it.
+pub fn git_program() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join("git"))
+        .find(|candidate| candidate.is_file())
 }
 
 pub fn mode(path: &Path) -> u32 {

@@ -181,7 +181,7 @@ fn checkpoints_survive_a_new_process_and_blobs_are_private() {
 }
 
 #[test]
-fn a_turn_oy_never_finished_is_undone_as_it_stands() {
+fn a_change_oy_never_saw_finish_is_left_and_named() {
     let s = Setup::new();
     s.outside_write("a.txt", "old\n");
     s.checkpoints.begin_turn(1).unwrap();
@@ -191,10 +191,17 @@ fn a_turn_oy_never_finished_is_undone_as_it_stands() {
         .before_change(&s.ws, std::slice::from_ref(&path))
         .unwrap();
     s.ws.write(&path, b"half way\n").unwrap();
+    // The person goes on editing after the kill: undo cannot tell that
+    // from what the tool wrote, so it leaves the file and says why.
+    s.outside_write("a.txt", "the person's work\n");
     let again = s.reopen();
     let report = again.undo(&s.ws, 1, false).unwrap();
-    assert!(report.applied, "{report:?}");
-    assert_eq!(s.read("a.txt").unwrap(), "old\n");
+    assert_eq!(report.unrestorable.len(), 1, "{report:?}");
+    assert!(
+        report.unrestorable[0].why.contains("oy stopped"),
+        "{report:?}"
+    );
+    assert_eq!(s.read("a.txt").unwrap(), "the person's work\n");
 }
 
 #[test]
@@ -206,10 +213,18 @@ fn a_changed_saved_copy_is_never_restored() {
     s.checkpoints.end_turn(&s.ws).unwrap();
     for entry in walk(&s.dir.path().join("cp/blobs")) {
         if entry.is_file() && std::fs::read(&entry).unwrap() == b"old\n" {
-            std::fs::write(&entry, b"evil\n").unwrap();
+            std::fs::write(&entry, b"bad\n").unwrap();
         }
     }
-    assert!(s.checkpoints.undo(&s.ws, 1, false).is_err());
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(report.unrestorable.len(), 1, "{report:?}");
+    assert!(
+        report.unrestorable[0]
+            .why
+            .contains("changed after it was saved"),
+        "{report:?}"
+    );
+    assert!(report.paths.is_empty(), "{report:?}");
     assert_eq!(s.read("a.txt").unwrap(), "new\n");
 }
 

@@ -84,9 +84,11 @@ pub(crate) fn shown_diff(diff: &str) -> String {
 
 /// The workspace and the checkpoints of session `id` (or the latest of
 /// this workspace).
-fn open(config: &Config, id: Option<&str>) -> Result<(Workspace, Arc<Checkpoints>)> {
-    let workspace = Workspace::open(&config.root)
-        .with_context(|| format!("cannot open workspace {}", config.root.display()))?;
+fn open(config: &Config, id: Option<&str>) -> Result<(Arc<Workspace>, Arc<Checkpoints>)> {
+    let workspace = Arc::new(
+        Workspace::open(&config.root)
+            .with_context(|| format!("cannot open workspace {}", config.root.display()))?,
+    );
     let root = workspace.root().display().to_string();
     let store = session_store(config)?;
     let id = match id {
@@ -115,8 +117,12 @@ fn open(config: &Config, id: Option<&str>) -> Result<(Workspace, Arc<Checkpoints
                 .id
         }
     };
-    let checkpoints = oy_agent::open_checkpoints(&checkpoints_dir(config)?, &id)?
-        .with_git_env(config.child_env.vars().to_vec());
+    // The same protections and git as a run's tools: an undo is refused
+    // wherever a file tool would be.
+    let tools = oy_tools::ToolContext::new(Arc::clone(&workspace), config.settings.policy)
+        .with_child_env(config.child_env.clone())
+        .with_sandbox(Arc::clone(&config.sandbox));
+    let checkpoints = oy_agent::session_checkpoints(&tools, &checkpoints_dir(config)?, &id)?;
     Ok((workspace, Arc::new(checkpoints)))
 }
 

@@ -194,7 +194,11 @@ fn runs_its_arguments(name: &str) -> bool {
 /// Programs for which no prefix is offered, whitespace-separated, a
 /// group a line: shells; interpreters (`python -m MODULE` is handled
 /// above); programs that run the command or code their arguments name;
-/// programs that remove, overwrite or signal; shell builtins and reserved
+/// programs that remove, overwrite or signal; programs that copy, move or
+/// link over files; programs that run a command an option or their input
+/// names (`tar --to-command`, `zip -TT`, `rsync -e`, an editor's `-c`, a
+/// pager's `!`, `cmake -P`, a compiler's `-wrapper`, a client's shell
+/// escape), and container runners; shell builtins and reserved
 /// words other than `echo`, `pwd`, `true`, `false` (several evaluate their
 /// arguments: `let`, `test -v`, `printf -v`, `trap`, `enable -f`).
 const NO_PREFIX: &str = "
@@ -206,6 +210,10 @@ const NO_PREFIX: &str = "
     xargs parallel watch entr find gfind fd fdfind sed gsed awk gawk mawk nawk npx pnpx
     bunx pipx uvx ssh expect firejail bwrap systemd-run xvfb-run direnv nix-shell
     rm rmdir unlink shred dd truncate mkfs chmod chown chgrp kill pkill killall
+    mv cp ln install tee rsync patch touch split csplit mkfifo mknod scp sftp
+    tar gtar bsdtar zip unzip cpio less more most man info vi vim nvim view vimdiff ex ed
+    emacs emacsclient nano cmake gcc g++ cc c++ clang clang++ ld socat nc ncat netcat telnet
+    ftp openssl sqlite3 mysql psql tmux screen m4 docker podman kubectl
     . : [ [[ alias bg bind break builtin caller cd command compgen complete compopt
     continue coproc declare dirs disown enable eval exec exit export fc fg function getopts
     hash help history jobs let local logout mapfile popd printf pushd read readarray

@@ -477,6 +477,27 @@ fn the_shell_is_never_a_program_from_the_workspace() {
 }
 
 #[test]
+fn the_git_oy_runs_for_snapshots_is_never_one_from_the_workspace() {
+    let env = with_bin_on_path(Env::new(Mode::AutoApprove));
+    env.file("bin/git", "#!/bin/sh\necho planted\n");
+    fs::set_permissions(env.root.join("bin/git"), fs::Permissions::from_mode(0o755)).unwrap();
+    // A PATH directory outside that is a link into the workspace, too.
+    let outside = tempfile::tempdir().unwrap();
+    symlink(&env.root.join("bin"), outside.path().join("linked"));
+    let path = format!("{}:/usr/bin:/bin", outside.path().join("linked").display());
+    let env = env
+        .map_ctx(|ctx| ctx.with_child_env(ChildEnv::filtered([("PATH".into(), path.into())], &[])));
+    let found = env.ctx.git_program();
+    if let Some(found) = &found {
+        assert!(found.is_absolute(), "{}", found.display());
+        assert!(!found.starts_with(&env.root), "{}", found.display());
+        assert!(!found.starts_with(outside.path()), "{}", found.display());
+    } else {
+        eprintln!("note: no git in /usr/bin or /bin on this machine");
+    }
+}
+
+#[test]
 fn git_and_oy_directories_reached_through_links_or_pointers_are_protected() {
     // `.git` and `.oy` as links to directories of other names.
     let env = Env::new(Mode::AutoApprove);

@@ -1,0 +1,235 @@
+//! One snapshot: the private index brought up to date with the working
+//! tree (only what `ls-files` says changed is looked at again), written
+//! as a tree. Paths git would refuse or that must not be kept — over the
+//! size bound, not a file or link, under a parent that is no longer a
+//! plain directory, a nested repository, a name that is not UTF-8 — are
+//! taken out of the index and named, so a snapshot never fails on them
+//! and never hashes a huge file.
+
+use std::collections::{BTreeMap, HashMap};
+use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+use std::path::Path;
+
+use super::Git;
+use crate::capture::size;
+use crate::error::CheckpointError;
+
+/// The most new or changed paths one snapshot takes on.
+const MAX_PATHS: usize = 200_000;
+
+/// A snapshot of the working tree.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Snapshot {
+    /// The tree id in the private object store.
+    pub(crate) tree: String,
+    /// Paths that were there but are not in the tree, with why.
+    pub(crate) left_out: BTreeMap<String, String>,
+    /// Paths git ignored when the snapshot was taken (a directory as
+    /// `dir/`), when asked for.
+    pub(crate) ignored: Vec<String>,
+    /// The real permission bits of the tree's files, when asked for.
+    pub(crate) modes: BTreeMap<String, u32>,
+}
+
+impl Snapshot {
+    /// Why `path`, which the tree does not hold, was there all the same.
+    pub(crate) fn held_outside(&self, path: &str) -> Option<String> {
+        if let Some(why) = self.left_out.get(path) {
+            return Some(why.clone());
+        }
+        self.ignored
+            .iter()
+            .any(|ignored| match ignored.strip_suffix('/') {
+                Some(dir) => path == dir || path.starts_with(ignored.as_str()),
+                None => path == ignored,
+            })
+            .then(|| "git ignored it before the turn".to_owned())
+    }
+}
+
+/// What is at a candidate path, as far as the index cares.
+enum Found {
+    /// A regular file within the bound, or a symbolic link: hashed.
+    Keep,
+    /// Nothing to hash (gone, a directory now, under a link): out of the
+    /// index, silently.
+    Gone,
+    /// There, but not kept: out of the index, named.
+    LeftOut(String),
+}
+
+impl Git {
+    /// Snapshots the working tree. `full` also lists ignored paths and
+    /// every file's permission bits (the "before" of a turn's commands).
+    pub(crate) fn snapshot(&self, max_file: u64, full: bool) -> Result<Snapshot, CheckpointError> {
+        let listed = self.run(
+            &[
+                "ls-files",
+                "-z",
+                "--modified",
+                "--deleted",
+                "--others",
+                "--exclude-standard",
+            ],
+            None,
+        )?;
+        let mut names: Vec<&[u8]> = listed
+            .split(|byte| *byte == 0)
+            .filter(|name| !name.is_empty())
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        if names.len() > MAX_PATHS {
+            return Err(CheckpointError::Git {
+                command: "ls-files".to_owned(),
+                detail: format!(
+                    "{} new or changed paths, more than the {MAX_PATHS} a snapshot takes",
+                    names.len()
+                ),
+            });
+        }
+        let mut parents = HashMap::new();
+        let mut keep = Vec::new();
+        let mut gone = Vec::new();
+        let mut left_out = BTreeMap::new();
+        for name in names {
+            let shown = String::from_utf8_lossy(name).into_owned();
+            let found = match std::str::from_utf8(name) {
+                _ if name.ends_with(b"/") => Found::LeftOut("a nested git repository".to_owned()),
+                Ok(text) => self.look(text, max_file, &mut parents),
+                Err(_) => Found::LeftOut("its name is not UTF-8".to_owned()),
+            };
+            let list = match found {
+                Found::Keep => &mut keep,
+                Found::Gone => &mut gone,
+                Found::LeftOut(why) => {
+                    left_out.insert(shown.trim_end_matches('/').to_owned(), why);
+                    &mut gone
+                }
+            };
+            list.extend_from_slice(name);
+            list.push(0);
+        }
+        // Removals first: a file that became a directory (or the other way
+        // round) leaves the index before what replaced it goes in.
+        if !gone.is_empty() {
+            self.run(
+                &["update-index", "-z", "--force-remove", "--stdin"],
+                Some(&gone),
+            )?;
+        }
+        if !keep.is_empty() {
+            self.run(
+                &["update-index", "-z", "--add", "--replace", "--stdin"],
+                Some(&keep),
+            )?;
+        }
+        let tree = self.run(&["write-tree"], None)?;
+        let mut snapshot = Snapshot {
+            tree: String::from_utf8_lossy(&tree).trim().to_owned(),
+            left_out,
+            ..Snapshot::default()
+        };
+        if full {
+            snapshot.ignored = self.ignored()?;
+            snapshot.modes = self.modes(&mut parents)?;
+        }
+        Ok(snapshot)
+    }
+
+    /// Ignored paths that are there now, directories not descended into.
+    fn ignored(&self) -> Result<Vec<String>, CheckpointError> {
+        let out = self.run(
+            &[
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--directory",
+            ],
+            None,
+        )?;
+        Ok(out
+            .split(|byte| *byte == 0)
+            .filter(|name| !name.is_empty())
+            .map(|name| String::from_utf8_lossy(name).into_owned())
+            .collect())
+    }
+
+    /// The permission bits of every file in the index (a file's mode in a
+    /// tree is only 644 or 755; undo restores the real one).
+    fn modes(
+        &self,
+        parents: &mut HashMap<String, bool>,
+    ) -> Result<BTreeMap<String, u32>, CheckpointError> {
+        let out = self.run(&["ls-files", "-z"], None)?;
+        let mut modes = BTreeMap::new();
+        for name in out.split(|byte| *byte == 0).filter(|name| !name.is_empty()) {
+            let Ok(text) = std::str::from_utf8(name) else {
+                continue;
+            };
+            if !self.parents_are_dirs(text, parents) {
+                continue;
+            }
+            if let Ok(meta) = lstat(&self.root.join(text))
+                && meta.is_file()
+            {
+                modes.insert(text.to_owned(), meta.permissions().mode() & 0o7777);
+            }
+        }
+        Ok(modes)
+    }
+
+    fn look(&self, name: &str, max_file: u64, parents: &mut HashMap<String, bool>) -> Found {
+        if !self.parents_are_dirs(name, parents) {
+            return Found::Gone;
+        }
+        let meta = match lstat(&self.root.join(name)) {
+            Ok(meta) => meta,
+            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return Found::Gone,
+            Err(error) => return Found::LeftOut(format!("it could not be read: {error}")),
+        };
+        let kind = meta.file_type();
+        if kind.is_symlink() || (kind.is_file() && meta.size() <= max_file) {
+            Found::Keep
+        } else if kind.is_dir() {
+            Found::Gone
+        } else if kind.is_file() {
+            Found::LeftOut(format!(
+                "{}, over the {} a checkpoint keeps of one file",
+                size(meta.size()),
+                size(max_file)
+            ))
+        } else {
+            Found::LeftOut("not a regular file".to_owned())
+        }
+    }
+
+    /// True when every parent of `name` is a plain directory (not a link):
+    /// git refuses a path beyond a link, and oy never reads through one.
+    fn parents_are_dirs(&self, name: &str, known: &mut HashMap<String, bool>) -> bool {
+        let mut end = 0;
+        while let Some(at) = name[end..].find('/') {
+            end += at;
+            let dir = &name[..end];
+            let plain = *known.entry(dir.to_owned()).or_insert_with(|| {
+                lstat(&self.root.join(dir)).is_ok_and(|meta| meta.file_type().is_dir())
+            });
+            if !plain {
+                return false;
+            }
+            end += 1;
+        }
+        true
+    }
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "lstat of a workspace path whose parents were checked to be plain directories; \
+              only its kind, size and mode are used"
+)]
+fn lstat(path: &Path) -> std::io::Result<std::fs::Metadata> {
+    std::fs::symlink_metadata(path)
+}
