@@ -76,9 +76,12 @@ impl ProviderError {
         credential: Option<&str>,
     ) -> Self {
         let mut message = format!("{lead} HTTP {status}");
-        if !detail.trim().is_empty() {
+        // The server's words stay on this one line: a body with line breaks
+        // could otherwise print lines that look like oy's own (`hint: …`).
+        let detail = detail.split_whitespace().collect::<Vec<_>>().join(" ");
+        if !detail.is_empty() {
             message.push_str(": ");
-            message.push_str(detail.trim());
+            message.push_str(&detail);
         }
         if matches!(status, 401 | 403) {
             match credential {

@@ -83,7 +83,8 @@ impl std::fmt::Debug for OpenAiConfig {
             .map(|(name, _)| name.as_str())
             .collect();
         f.debug_struct("OpenAiConfig")
-            .field("base_url", &self.base_url)
+            // A base URL may carry `user:password@`.
+            .field("base_url", &oy_secrets::redact_userinfo(&self.base_url))
             .field("api_key", &self.api_key)
             .field("api_key_name", &self.api_key_name)
             .field("extra_headers", &header_names)

