@@ -71,6 +71,9 @@ impl Style {
 pub(crate) struct Renderer {
     output: Output,
     human: Mutex<Option<Human>>,
+    /// Fired when stdout's reader goes away (`oy run --json | head`): the
+    /// rest of the turn would be work and tokens nobody reads.
+    on_closed: Mutex<Option<oy_tools::CancelToken>>,
 }
 
 impl Renderer {
@@ -79,6 +82,26 @@ impl Renderer {
         Self {
             output,
             human: Mutex::new((output == Output::Human).then(|| Human::new(verbose))),
+            on_closed: Mutex::new(None),
+        }
+    }
+
+    /// Cancels `token` once a write to stdout finds its reader gone.
+    pub(crate) fn cancel_when_closed(&self, token: oy_tools::CancelToken) {
+        *self
+            .on_closed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(token);
+    }
+
+    fn stdout_closed(&self) {
+        if let Some(token) = self
+            .on_closed
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .as_ref()
+        {
+            token.cancel();
         }
     }
 
@@ -108,8 +131,10 @@ impl AgentEventSink for Renderer {
             Output::Json => {
                 if let Ok(line) = crate::json_text::json_text(event, false) {
                     let mut stdout = std::io::stdout().lock();
-                    let _ = writeln!(stdout, "{line}");
-                    let _ = stdout.flush();
+                    let written = writeln!(stdout, "{line}").and_then(|()| stdout.flush());
+                    if written.is_err_and(|error| error.kind() == std::io::ErrorKind::BrokenPipe) {
+                        self.stdout_closed();
+                    }
                 }
             }
             Output::Quiet => {

@@ -33,6 +33,7 @@ pub(crate) fn run(config: Config, args: RunArgs) -> Result<Exit> {
             &resume,
             args.max_turns,
         )?;
+        renderer.cancel_when_closed(built.cancel.clone());
         let interrupts = Interrupts::install(
             built.cancel.clone(),
             built.agent.tool_context().child_killer(),

@@ -62,3 +62,39 @@ fn the_model_listing_and_doctor_exit_quietly_when_the_reader_is_gone() {
         assert_clean(&format!("{args:?}"), &stderr);
     }
 }
+
+#[test]
+fn a_json_run_stops_when_its_reader_is_gone() {
+    use crate::mock_model::{self, Wire, call, text};
+    let oy = Oy::new();
+    let mock = mock_model::start(
+        Wire::Chat,
+        vec![
+            call(
+                "bash",
+                serde_json::json!({"command": "echo started > started.txt; exec sleep 30"}),
+            ),
+            text("done"),
+        ],
+    );
+    let mut cmd = mock_model::oy_command(&oy, &mock);
+    cmd.args([
+        "run",
+        "--model",
+        "mock-model",
+        "--wire-api",
+        mock.wire.flag(),
+    ])
+    .args(["--json", "--mode", "auto", "do something slow"]);
+    let started = std::time::Instant::now();
+    let (_, stderr) = into_closed_pipe(cmd);
+    let took = started.elapsed();
+    // Nobody reads the events, so the turn is cancelled at the first one:
+    // no `sleep 30`, no second request.
+    assert!(
+        took < std::time::Duration::from_secs(20),
+        "took {took:?}: {stderr}"
+    );
+    assert!(!oy.root.join("started.txt").exists(), "{stderr}");
+    assert!(mock.requests().len() <= 1, "{stderr}");
+}
