@@ -29,12 +29,17 @@ commands:
            cargo bench -p oy-tools --bench search (search and list through
            the registry on a generated ~30,000-file tree under the temp dir)
            and --bench patch (a 3-hunk diff on a 5,000-line file, and hunks
-           of blank context on a file of 200,000 blank lines), then, when rg
-           is on PATH, times oy-tools' search_tree example against rg /
-           rg --files on the same tree (median of 7 runs) and prints
-           `oy: X ms, rg: Y ms, ratio Z`; without rg it says so and skips
-           the comparison; then `bench agent`, `bench audit` and
-           `bench sandbox`
+           of blank context on a file of 200,000 blank lines), then
+           `bench tools`, `bench agent`, `bench audit` and `bench sandbox`
+  bench tools [EXAMPLE]
+           only the tool primitives against the best single-purpose tools,
+           whole process on the same generated tree: search against rg,
+           list (all, and with a glob) against rg --files, sloc against
+           tokei, a 200-line read against sed -n, a 199-file patch against
+           git apply (temp dir and tmpfs); 9 interleaved runs per side,
+           median and min, and the ratio against each goal; an anchor that
+           is not installed skips its rows; EXAMPLE times another build of
+           oy-tools' search_tree example (say, a copy of the last one)
   bench agent
            only the whole-process agent benchmark: `oy run` on a 10-step
            scripted task against oy-cli's mock_model example (wall, CPU,
@@ -60,6 +65,9 @@ fn main() -> ExitCode {
         Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => bench::bench_agent(),
         Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => bench::bench_audit(),
         Some("bench") if args.get(1).is_some_and(|arg| arg == "sandbox") => bench::bench_sandbox(),
+        Some("bench") if args.get(1).is_some_and(|arg| arg == "tools") => {
+            bench::bench_tools(args.get(2).map(PathBuf::from))
+        }
         Some("bench") => {
             let rest = args.get(1..).unwrap_or_default();
             bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))

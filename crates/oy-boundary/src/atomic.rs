@@ -29,6 +29,7 @@
 //! so content meant to be private is never readable by others, not even
 //! while it is being written.
 
+use std::cell::RefCell;
 use std::ffi::{OsStr, OsString};
 use std::fs::File;
 use std::hash::{Hash, Hasher};
@@ -37,6 +38,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cap_std::fs::Dir;
+use rustix::fd::OwnedFd;
 use rustix::fs::{AtFlags, Mode, OFlags, RenameFlags};
 use rustix::io::Errno;
 
@@ -90,13 +92,7 @@ pub(crate) fn write_new_inode(
 /// power cut. cap-std's `Dir` is an `O_PATH` handle, which `fsync` refuses,
 /// so a readable handle to `.` is opened for it.
 fn sync_dir(dir: &Dir) -> io::Result<()> {
-    let readable = rustix::fs::openat(
-        dir,
-        ".",
-        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
-        Mode::empty(),
-    )?;
-    rustix::fs::fsync(&readable)?;
+    rustix::fs::fsync(open_readable(dir)?)?;
     Ok(())
 }
 
@@ -107,7 +103,81 @@ fn sync_dir(dir: &Dir) -> io::Result<()> {
 /// and invite a retry that does it twice. Only durability across a power
 /// cut is lost, which the caller could not restore anyway.
 pub(crate) fn sync_dir_after_commit(dir: &Dir) {
-    let _ = sync_dir(dir);
+    let deferred = DEFERRED.with(|deferred| {
+        let mut deferred = deferred.borrow_mut();
+        let Some(dirs) = deferred.as_mut() else {
+            return false;
+        };
+        // Each directory once: known by device and inode, held by a
+        // readable handle until the batch ends.
+        let Ok(stat) = rustix::fs::fstat(dir) else {
+            return false;
+        };
+        let key = (stat.st_dev, stat.st_ino);
+        if dirs.iter().any(|(known, _)| *known == key) {
+            return true;
+        }
+        match open_readable(dir) {
+            Ok(handle) => {
+                dirs.push((key, handle));
+                true
+            }
+            Err(_) => false,
+        }
+    });
+    if !deferred {
+        let _ = sync_dir(dir);
+    }
+}
+
+/// A readable handle to `dir` itself, which `fsync` accepts.
+fn open_readable(dir: &Dir) -> io::Result<OwnedFd> {
+    Ok(rustix::fs::openat(
+        dir,
+        ".",
+        OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC,
+        Mode::empty(),
+    )?)
+}
+
+/// Directory handles a [`crate::Workspace::batch`] on this thread will
+/// `fsync` at its end (`None` outside a batch), keyed by device and inode.
+type Deferred = Option<Vec<((u64, u64), OwnedFd)>>;
+
+thread_local! {
+    static DEFERRED: RefCell<Deferred> = const { RefCell::new(None) };
+}
+
+/// Runs `changes` with the directory `fsync`s of every change it makes on
+/// this thread held back, then does each directory's once. Every file's
+/// own data is still made durable before it is renamed or linked into
+/// place, so a crash never shows a torn file; only a name's move may be
+/// lost across a power cut, until the batch's end (as before, until the
+/// end of that one change). A nested batch joins the outer one.
+pub(crate) fn batch<T>(changes: impl FnOnce() -> T) -> T {
+    let outermost = DEFERRED.with(|deferred| {
+        let mut deferred = deferred.borrow_mut();
+        if deferred.is_some() {
+            return false;
+        }
+        *deferred = Some(Vec::new());
+        true
+    });
+    if !outermost {
+        return changes();
+    }
+    /// Syncs and forgets the held directories also when `changes` panics.
+    struct Flush;
+    impl Drop for Flush {
+        fn drop(&mut self) {
+            let dirs = DEFERRED.with(|deferred| deferred.borrow_mut().take());
+            for (_, handle) in dirs.unwrap_or_default() {
+                let _ = rustix::fs::fsync(&handle);
+            }
+        }
+    }
+    let _flush = Flush;
+    changes()
 }
 
 /// A fresh hidden temp name for `name`: `.NAME.oy-tmp.<pid>.<counter>`, or

@@ -80,16 +80,25 @@ impl Workspace {
     /// carry no handle (the start of a walk that is a file, or entries
     /// collected by [`Self::walk`]) also use [`Self::open_file`].
     pub fn open_walked(&self, entry: &WalkEntry) -> Result<File> {
+        self.open_walked_sized(entry).map(|(file, _)| file)
+    }
+
+    /// [`Self::open_walked`], and the size its `fstat` saw.
+    fn open_walked_sized(&self, entry: &WalkEntry) -> Result<(File, u64)> {
         let shown = || entry.path.to_text();
         if entry.path.workspace != self.anchor.id {
             return Err(BoundaryError::ForeignPath { path: shown() });
         }
+        let by_path = || {
+            let target = self.target(&entry.path, Follow::Final)?;
+            self.open_regular(&target)
+        };
         let (Some(parent), Some(name)) = (entry.parent_dir(), entry.path.file_name()) else {
-            return self.open_file(&entry.path);
+            return by_path();
         };
         match entry.kind {
             FileKind::File => {}
-            FileKind::Symlink => return self.open_file(&entry.path),
+            FileKind::Symlink => return by_path(),
             kind => {
                 return Err(BoundaryError::NotAFile {
                     path: shown(),
@@ -98,15 +107,34 @@ impl Workspace {
             }
         }
         match open_entry(parent, name) {
-            Ok(OpenedEntry::File(file, _)) => Ok(file),
+            Ok(OpenedEntry::File(file, len)) => Ok((file, len)),
             // Replaced by a link since the walk: the full rules decide.
-            Ok(OpenedEntry::Symlink) => self.open_file(&entry.path),
+            Ok(OpenedEntry::Symlink) => by_path(),
             Ok(OpenedEntry::Other(kind)) => Err(BoundaryError::NotAFile {
                 path: shown(),
                 kind,
             }),
             Err(e) => Err(BoundaryError::from_io("open", &shown(), e)),
         }
+    }
+
+    /// Reads a whole regular file that a walk found, through the walker's
+    /// directory handle as [`Self::open_walked`] opens it, refusing files
+    /// larger than `max_bytes`. The size the open's `fstat` saw is read
+    /// with as few `read` calls as it takes and no probe for more: a file
+    /// that grows meanwhile is read as it was when opened (never past
+    /// `max_bytes`).
+    pub fn read_walked(&self, entry: &WalkEntry, max_bytes: u64) -> Result<Vec<u8>> {
+        let shown = || entry.path.to_text();
+        let (file, len) = self.open_walked_sized(entry)?;
+        if len > max_bytes {
+            return Err(BoundaryError::TooLarge {
+                path: shown(),
+                size: len,
+                limit: max_bytes,
+            });
+        }
+        read_known_size(file, len).map_err(|e| BoundaryError::from_io("read", &shown(), e))
     }
 
     /// Reads a whole regular file, refusing files larger than `max_bytes`.
@@ -244,6 +272,24 @@ pub(crate) fn read_capped(file: File, len: u64, max_bytes: u64) -> Result<Vec<u8
     if read > max_bytes {
         return Err(Capped::TooLarge(read));
     }
+    Ok(bytes)
+}
+
+/// Reads up to `len` bytes (a size `fstat` gave), stopping early at end of
+/// file; one `read` for a file that did not change.
+fn read_known_size(mut file: File, len: u64) -> io::Result<Vec<u8>> {
+    let len = usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
+    let mut bytes = vec![0; len];
+    let mut filled = 0;
+    while filled < len {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
     Ok(bytes)
 }
 

@@ -145,6 +145,23 @@ pub enum WalkControl {
 }
 
 impl Workspace {
+    /// Whether a walked regular file has an execute bit: one `fstatat`
+    /// relative to the directory handle it was listed from (symlinks not
+    /// followed), for a caller that needs it for only some entries (those
+    /// that match a pattern) rather than [`WalkOptions::detect_executables`]
+    /// for all. An entry without a handle answers what the walk found.
+    pub fn walked_is_executable(&self, entry: &WalkEntry) -> bool {
+        if entry.kind != FileKind::File || entry.path.workspace != self.anchor.id {
+            return false;
+        }
+        match (entry.parent_dir(), entry.path.file_name()) {
+            (Some(dir), Some(name)) => {
+                lstat_at(dir, name).is_some_and(|stat| stat.st_mode & 0o111 != 0)
+            }
+            _ => entry.executable,
+        }
+    }
+
     /// Walks and returns every entry, sorted by path.
     pub fn walk(&self, options: &WalkOptions) -> Result<Walk> {
         let entries = Mutex::new(Vec::new());
@@ -448,8 +465,10 @@ where
             let path = job.path.child(&name);
             let descend =
                 kind == FileKind::Directory && options.max_depth.is_none_or(|max| depth < max);
+            // Only a directory to descend into needs its path twice.
+            let job_path = descend.then(|| path.clone());
             let walked = WalkEntry {
-                path: path.clone(),
+                path,
                 kind,
                 depth,
                 executable,
@@ -460,7 +479,9 @@ where
                 self.stop.store(true, Ordering::Relaxed);
                 return;
             }
-            if descend && control != WalkControl::SkipChildren {
+            if let Some(path) = job_path
+                && control != WalkControl::SkipChildren
+            {
                 self.push(Job {
                     dir: DirSource::Child(Arc::clone(&dir), name),
                     path,

@@ -86,6 +86,16 @@ impl Workspace {
         })
     }
 
+    /// Runs `changes` (writes, moves, removals of this workspace or any
+    /// other, on this thread) as one batch for durability: each file's
+    /// bytes are still made durable before its name changes, but each
+    /// directory a change touched is `fsync`ed once, at the end, instead of
+    /// after every change. For a caller landing many files at once (a
+    /// patch), which only reports success after the batch ends anyway.
+    pub fn batch<T>(&self, changes: impl FnOnce() -> T) -> T {
+        crate::atomic::batch(changes)
+    }
+
     /// Creates a directory and any missing parents, inside the root only.
     pub fn create_dir_all(&self, path: &WorkspacePath) -> Result<()> {
         let target = self.target(path, Follow::Final)?;

@@ -639,6 +639,10 @@ pub(crate) struct ToolArgs {
     /// Keep tool state (read-before-write records, todos) in this named session.
     #[arg(long, value_name = "NAME")]
     pub(crate) session: Option<String>,
+    /// Cap the output at BYTES instead of the model's 64 KiB (head and tail
+    /// kept, the middle cut with a marker); the tool's own limits still apply.
+    #[arg(long = "max-output", value_name = "BYTES", value_parser = clap::value_parser!(u64).range(1..))]
+    pub(crate) max_output: Option<u64>,
     #[command(flatten)]
     pub(crate) root: RootFlag,
     #[command(flatten)]

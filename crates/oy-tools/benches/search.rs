@@ -12,6 +12,7 @@
 )]
 
 #[path = "support/tree.rs"]
+#[allow(dead_code, reason = "the patch case is the search_tree example's")]
 mod tree;
 
 use std::sync::{Arc, LazyLock};

@@ -1,12 +1,21 @@
-//! A whole-process stand-in for `oy` in benchmarks: runs the `search` or
-//! `list` tool once over a directory and prints the full result, so that
-//! `cargo xtask bench` can time it against `rg` / `rg --files`.
+//! A whole-process stand-in for `oy tool` in benchmarks: runs one tool
+//! (`search`, `list`, `sloc`, `read` or `patch`) once over a directory and
+//! prints the full result, so that `cargo xtask bench` can time it against
+//! `rg`, `tokei`, `sed` and `git apply`.
 //!
 //! ```text
 //! search_tree --tree                       generate the benchmark tree; print its
-//!                                          path, its literal and its regex pattern
+//!                                          path, its literal and its regex pattern,
+//!                                          and the file the read case slices
+//! search_tree --patch-case DIR             generate a patch case in DIR (pristine/
+//!                                          files and forward.diff); print the
+//!                                          number of files it changes
 //! search_tree ROOT PATTERN [--literal]     search ROOT (every match, up to 10,000)
 //! search_tree ROOT --files                 list every path under ROOT
+//! search_tree ROOT --glob GLOB             list the paths under ROOT matching GLOB
+//! search_tree ROOT --sloc                  count lines of code under ROOT
+//! search_tree ROOT --read PATH OFFSET LIMIT  read LIMIT lines of PATH from OFFSET
+//! search_tree ROOT --patch DIFF            apply the diff in the file DIFF to ROOT
 //! ```
 #![allow(
     clippy::disallowed_methods,
@@ -19,6 +28,7 @@
 mod tree;
 
 use std::io::Write;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -30,20 +40,48 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.iter().map(String::as_str).collect::<Vec<_>>()[..] {
         ["--tree"] => tree::ensure()
-            .map(|root| format!("{}\n{}\n{}\n", root.display(), tree::LITERAL, tree::REGEX))
+            .map(|root| {
+                format!(
+                    "{}\n{}\n{}\n{}\n",
+                    root.display(),
+                    tree::LITERAL,
+                    tree::REGEX,
+                    tree::READ_FILE
+                )
+            })
             .map_err(|e| format!("cannot generate the tree: {e}")),
+        ["--patch-case", dir] => tree::patch_case(Path::new(dir))
+            .map(|files| format!("{files}\n"))
+            .map_err(|e| format!("cannot generate the patch case: {e}")),
         [root, "--files"] => run(
             root,
             "list",
             json!({"pattern": "**/*", "limit": 10_000_000}),
         ),
+        [root, "--glob", glob] => run(root, "list", json!({"pattern": glob, "limit": 10_000_000})),
+        [root, "--sloc"] => run(root, "sloc", json!({})),
+        [root, "--read", path, offset, limit] => match (offset.parse::<usize>(), limit.parse::<usize>()) {
+            (Ok(offset), Ok(limit)) => run(
+                root,
+                "read",
+                json!({"path": path, "offset": offset, "limit": limit}),
+            ),
+            _ => Err("OFFSET and LIMIT are numbers".to_owned()),
+        },
+        [root, "--patch", diff] => std::fs::read_to_string(diff)
+            .map_err(|e| format!("cannot read {diff}: {e}"))
+            .and_then(|patch| run(root, "patch", json!({ "patch": patch }))),
         [root, pattern] => run(root, "search", json!({"pattern": pattern, "limit": 10_000})),
         [root, pattern, "--literal"] => run(
             root,
             "search",
             json!({"pattern": pattern, "literal": true, "limit": 10_000}),
         ),
-        _ => Err("usage: search_tree --tree | ROOT PATTERN [--literal] | ROOT --files".to_owned()),
+        _ => Err(
+            "usage: search_tree --tree | --patch-case DIR | ROOT PATTERN [--literal] | ROOT --files \
+             | ROOT --glob GLOB | ROOT --sloc | ROOT --read PATH OFFSET LIMIT | ROOT --patch DIFF"
+                .to_owned(),
+        ),
     };
     match result {
         Ok(text) => {
@@ -62,7 +100,12 @@ fn main() -> ExitCode {
 
 fn run(root: &str, tool: &str, args: serde_json::Value) -> Result<String, String> {
     let ws = Workspace::open(root).map_err(|e| e.to_string())?;
-    let ctx = ToolContext::new(Arc::new(ws), Policy::new(Mode::Plan, false))
+    let mode = if tool == "patch" {
+        Mode::AcceptEdits
+    } else {
+        Mode::Plan
+    };
+    let ctx = ToolContext::new(Arc::new(ws), Policy::new(mode, false))
         .with_output_limit(Limit::bytes(usize::MAX));
     let out = default_registry().invoke(&ctx, "search-tree-1", tool, &args);
     if out.ok {

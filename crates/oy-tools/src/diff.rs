@@ -32,6 +32,84 @@ pub fn unified_diff(path: &str, old: Option<&str>, new: Option<&str>) -> String 
     writer.finish()
 }
 
+/// Lines of context around each change, as `diff -u` and git give.
+const CONTEXT_LINES: usize = 3;
+
+/// Two texts without the equal lines at their start and end that no hunk
+/// can reach (all but `context` of them on each side).
+struct Margins<'o, 'n> {
+    old: &'o str,
+    new: &'n str,
+    /// Lines cut from the start of both.
+    skipped: usize,
+}
+
+impl<'o, 'n> Margins<'o, 'n> {
+    fn of(old: &'o str, new: &'n str, context: usize) -> Self {
+        let lines = old
+            .split_inclusive('\n')
+            .zip(new.split_inclusive('\n'))
+            .take_while(|(a, b)| a == b)
+            .count();
+        // All but `context` of the equal lines at the start are cut.
+        let skipped = lines.saturating_sub(context);
+        let head: usize = old.split_inclusive('\n').take(skipped).map(str::len).sum();
+        let (old, new) = (&old[head..], &new[head..]);
+        // The equal end, never reaching into the equal start kept above.
+        let kept_start = lines - skipped;
+        let shorter = old
+            .split_inclusive('\n')
+            .count()
+            .min(new.split_inclusive('\n').count());
+        let tail_lines = old
+            .split_inclusive('\n')
+            .rev()
+            .zip(new.split_inclusive('\n').rev())
+            .take(shorter.saturating_sub(kept_start))
+            .take_while(|(a, b)| a == b)
+            .count();
+        let tail: usize = old
+            .split_inclusive('\n')
+            .rev()
+            .take(tail_lines.saturating_sub(context))
+            .map(str::len)
+            .sum();
+        Self {
+            old: &old[..old.len() - tail],
+            new: &new[..new.len() - tail],
+            skipped,
+        }
+    }
+
+    /// A hunk's `@@ -a,b +c,d @@` line in the whole files' numbering
+    /// (`similar`'s own format, shifted by the lines cut).
+    fn header(&self, ops: &[similar::DiffOp]) -> String {
+        let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+            return "@@ -0,0 +0,0 @@".to_owned();
+        };
+        let old = range(
+            self.skipped + first.old_range().start,
+            self.skipped + last.old_range().end,
+        );
+        let new = range(
+            self.skipped + first.new_range().start,
+            self.skipped + last.new_range().end,
+        );
+        format!("@@ -{old} +{new} @@")
+    }
+}
+
+/// One side of a hunk header: `start,len`, or `start` alone for one line,
+/// and an empty range named by the line before it.
+fn range(start: usize, end: usize) -> String {
+    let len = end.saturating_sub(start);
+    match len {
+        1 => format!("{}", start + 1),
+        0 => format!("{start},0"),
+        _ => format!("{},{len}", start + 1),
+    }
+}
+
 /// Room kept under the cap for the `… N more diff lines` line.
 const MARKER_ROOM: usize = 64;
 
@@ -129,11 +207,15 @@ impl DiffWriter {
         } else {
             "/dev/null".to_owned()
         };
+        // Only the part that differs (and its context) is diffed: lines
+        // before and after it are equal and can be no hunk's change, so a
+        // 3-line edit of a 5,000-line file costs that edit, not the file.
+        let margins = Margins::of(old.unwrap_or(""), new.unwrap_or(""), CONTEXT_LINES);
         let mut config = TextDiff::configure();
         config.timeout(self.deadline);
-        let diff = config.diff_lines(old.unwrap_or(""), new.unwrap_or(""));
+        let diff = config.diff_lines(margins.old, margins.new);
         let mut unified = diff.unified_diff();
-        unified.context_radius(3);
+        unified.context_radius(CONTEXT_LINES);
         let mut hunks = unified.iter_hunks().peekable();
         self.line(&format!("--- {from}\n"));
         self.line(&format!("+++ {to}\n"));
@@ -153,7 +235,7 @@ impl DiffWriter {
                 self.more += 1;
                 continue;
             }
-            self.line(&format!("{}\n", hunk.header()));
+            self.line(&format!("{}\n", margins.header(hunk.ops())));
             for change in hunk.iter_changes() {
                 if self.full() {
                     self.more += 1 + u64::from(change.missing_newline());
@@ -257,6 +339,49 @@ mod tests {
             unified_diff("f", Some("same\n"), Some("same\n")),
             "--- a/f\n+++ b/f\n(no change)\n"
         );
+    }
+
+    /// Edits of distinct lines anywhere in a file (first, last, near each
+    /// other, a missing final newline): diffing only the differing middle
+    /// gives exactly the whole files' diff.
+    #[test]
+    fn diffing_only_the_differing_middle_gives_the_whole_diff() {
+        let mut seed = 0x5eed_u64;
+        let mut next = |n: usize| {
+            seed = seed.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            (seed >> 33) as usize % n
+        };
+        for round in 0..300 {
+            let len = 1 + next(60);
+            let old: Vec<String> = (0..len).map(|i| format!("line {i}\n")).collect();
+            let mut new = old.clone();
+            for _ in 0..1 + next(4) {
+                let at = next(new.len() + 1);
+                match next(3) {
+                    0 if at < new.len() => {
+                        new.remove(at);
+                    }
+                    1 if at < new.len() => new[at] = format!("changed {round} {at}\n"),
+                    _ => new.insert(at, format!("added {round} {at}\n")),
+                }
+            }
+            let mut old_text = old.concat();
+            let mut new_text = new.concat();
+            if next(4) == 0 {
+                old_text.pop();
+            }
+            if next(4) == 0 {
+                new_text.pop();
+            }
+            if old_text == new_text {
+                continue;
+            }
+            assert_eq!(
+                unified_diff("f", Some(&old_text), Some(&new_text)),
+                similar_text("f", Some(&old_text), Some(&new_text)),
+                "{old_text:?} -> {new_text:?}"
+            );
+        }
     }
 
     #[test]

@@ -679,9 +679,19 @@ fn as_unprivileged<T: Send>(op: impl FnOnce() -> T + Send) -> T {
 
 #[test]
 fn operations_in_a_write_only_directory_succeed_though_it_cannot_be_synced() {
+    write_only_directory_case(false);
+}
+
+#[test]
+fn a_batch_in_a_write_only_directory_succeeds_though_it_cannot_be_synced() {
+    write_only_directory_case(true);
+}
+
+fn write_only_directory_case(batched: bool) {
     // A `0333` directory can be written and searched but not opened for
     // reading, so its post-commit fsync fails with EACCES: the change is
-    // done by then, and must be reported as done.
+    // done by then, and must be reported as done (also when the fsync is
+    // held back to the end of a batch).
     let fx = Fixture::new();
     fx.file("wo/old.txt", "old")
         .file("wo/gone.txt", "g")
@@ -693,14 +703,21 @@ fn operations_in_a_write_only_directory_succeed_though_it_cannot_be_synced() {
     let results = as_unprivileged(|| {
         // The condition under test: the directory really is unreadable.
         let listing = fs::read_dir(&dir).map(drop);
-        (
-            listing,
-            ws.write(&p("wo/old.txt"), b"new"),
-            ws.create_new(&p("wo/created.txt"), b"c"),
-            ws.append(&p("wo/old.txt"), b"+"),
-            ws.remove(&p("wo/gone.txt"), false),
-            ws.rename(&p("wo/from.txt"), &p("wo/to.txt"), false),
-        )
+        let changes = || {
+            (
+                listing,
+                ws.write(&p("wo/old.txt"), b"new"),
+                ws.create_new(&p("wo/created.txt"), b"c"),
+                ws.append(&p("wo/old.txt"), b"+"),
+                ws.remove(&p("wo/gone.txt"), false),
+                ws.rename(&p("wo/from.txt"), &p("wo/to.txt"), false),
+            )
+        };
+        if batched {
+            ws.batch(changes)
+        } else {
+            changes()
+        }
     });
     fs::set_permissions(&dir, fs::Permissions::from_mode(0o755)).unwrap();
     let (listing, write, create, append, remove, rename) = results;
@@ -779,4 +796,47 @@ fn private_content_is_never_in_a_file_others_can_read() {
     );
     assert_eq!(mode_of(&fx.root.join("private.txt")), 0o600);
     assert_eq!(mode_of(&fx.root.join("fresh0.txt")), 0o600);
+}
+
+#[test]
+fn a_batch_lands_every_change_and_nests() {
+    let fx = Fixture::new();
+    fx.file("a/one.txt", "1")
+        .file("a/two.txt", "2")
+        .file("b/gone.txt", "g");
+    let ws = &fx.ws;
+    let p = |name: &str| ws.path(name).unwrap();
+    let value = ws.batch(|| {
+        ws.write(&p("a/one.txt"), b"one").unwrap();
+        ws.write(&p("a/two.txt"), b"two").unwrap();
+        let inner = ws.batch(|| {
+            ws.create_new(&p("c/new.txt"), b"new").unwrap();
+            ws.rename(&p("a/two.txt"), &p("c/two.txt"), false).unwrap();
+            7
+        });
+        ws.remove(&p("b/gone.txt"), false).unwrap();
+        // Refusals inside a batch are the same as outside.
+        assert!(matches!(
+            ws.create_new(&p("a/one.txt"), b"x"),
+            Err(BoundaryError::AlreadyExists { .. })
+        ));
+        inner + 1
+    });
+    assert_eq!(value, 8);
+    assert_eq!(fx.read("a/one.txt"), "one");
+    assert_eq!(fx.read("c/new.txt"), "new");
+    assert_eq!(fx.read("c/two.txt"), "two");
+    assert!(!fx.root.join("a/two.txt").exists());
+    assert!(!fx.root.join("b/gone.txt").exists());
+    // A batch that panics ends like any other; later writes still work.
+    let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ws.batch(|| {
+            ws.write(&p("a/one.txt"), b"before the panic").unwrap();
+            panic!("mid-batch");
+        })
+    }));
+    assert!(panicked.is_err());
+    assert_eq!(fx.read("a/one.txt"), "before the panic");
+    ws.write(&p("a/one.txt"), b"after").unwrap();
+    assert_eq!(fx.read("a/one.txt"), "after");
 }

@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use oy_tools::{CancelToken, ToolContext, ToolOutput};
+use oy_tools::{CancelToken, Limit, ToolContext, ToolOutput};
 use serde_json::json;
 
 use crate::approver::TerminalPrompt;
@@ -37,6 +37,10 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         .with_sandbox(Arc::clone(&config.sandbox))
         .with_cancel(cancel.clone());
     crate::render::announce_sandbox(config);
+    if let Some(max) = args.max_output {
+        let max = usize::try_from(max).unwrap_or(usize::MAX);
+        ctx = ctx.with_output_limit(Limit::bytes(max));
+    }
     if config.settings.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);

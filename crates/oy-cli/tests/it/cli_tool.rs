@@ -515,3 +515,31 @@ fn a_listing_shows_hostile_file_names_inert_and_json_keeps_them() {
     let output = value["output"].as_str().unwrap();
     assert!(output.contains("\u{202e}gnp.exe"), "{output:?}");
 }
+
+#[test]
+fn max_output_lifts_or_lowers_the_model_cap() {
+    let oy = Oy::new();
+    for n in 0..2_000 {
+        oy.file(&format!("dir/file_with_a_rather_long_name_{n:05}.txt"), "");
+    }
+    let list = r#"{"pattern":"*.txt","limit":100000}"#;
+    let run = |extra: &[&str]| {
+        let mut args = vec!["tool", "list", list, "--json"];
+        args.extend_from_slice(extra);
+        let out = oy.run(&args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        serde_json::from_str::<Value>(&out.stdout).unwrap()
+    };
+    let capped = run(&[]);
+    assert_eq!(capped["truncated"], true, "{capped}");
+    let whole = run(&["--max-output", "10000000"]);
+    assert_eq!(whole["truncated"], false, "{whole}");
+    let text = whole["output"].as_str().unwrap();
+    assert_eq!(text.lines().count(), 2_000);
+    assert!(text.len() > 64 * 1024);
+    let small = run(&["--max-output", "200"]);
+    assert_eq!(small["truncated"], true, "{small}");
+    assert!(small["output"].as_str().unwrap().len() < 1_000, "{small}");
+    let zero = oy.run(&["tool", "list", list, "--max-output", "0"]);
+    assert_eq!(zero.code, 2, "{}", zero.stderr);
+}

@@ -13,7 +13,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Bump when the generator changes, so stale trees are not reused.
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// Present once a tree is complete.
 const MARKER: &str = ".oy-bench-complete";
 
@@ -24,6 +24,11 @@ const FILES: usize = 100;
 
 /// A literal that occurs in about 0.5% of the searched files.
 pub(crate) const LITERAL: &str = "OY_BENCH_NEEDLE";
+/// A 5,000-line source file the `read` comparison slices.
+pub(crate) const READ_FILE: &str = "crate00/src/read_target.rs";
+/// Lines of [`READ_FILE`].
+const READ_LINES: usize = 5_000;
+
 /// A regex with a few thousand matches (fewer than the tool's 10,000 cap,
 /// so a full search does the same work as `rg`).
 pub(crate) const REGEX: &str = r"fn \w+_handler\(";
@@ -99,6 +104,12 @@ fn generate(root: &Path) -> io::Result<()> {
             }
         }
     }
+    let mut read = String::new();
+    for no in 0..READ_LINES {
+        let (a, b) = (rng.word(), rng.word());
+        let _ = writeln!(read, "    let {a}_{b}_{no} = {}({a}, {no});", rng.word());
+    }
+    fs::write(root.join(READ_FILE), read)?;
     // Ignored trees: walked by neither tool, but they must be skipped fast.
     for (top, count) in [("target", 3000), ("node_modules", 2000)] {
         for index in 0..count {
@@ -150,4 +161,75 @@ fn contents(rng: &mut Rng, size: usize, binary: bool) -> Vec<u8> {
         bytes.insert(at, 0);
     }
     bytes
+}
+
+/// Files an update section of the patch case changes, in directories of
+/// [`PATCH_PER_DIR`]; then [`PATCH_ADDED`] added files and one deletion.
+const PATCH_UPDATED: usize = 196;
+const PATCH_PER_DIR: usize = 14;
+const PATCH_ADDED: usize = 2;
+/// Hunks per updated file, each one changed line with three lines of context.
+const PATCH_HUNKS: usize = 3;
+
+/// A patch case like a real release-to-release diff: `DIR/pristine/` holds
+/// the files before (source-like, 200 to 3,000 lines each), `DIR/forward.diff`
+/// a `git diff`-style patch of 199 file sections (updates with three hunks,
+/// two added files, one deleted file). Returns the number of sections.
+pub(crate) fn patch_case(dir: &Path) -> io::Result<usize> {
+    let pristine = dir.join("pristine");
+    if pristine.exists() {
+        fs::remove_dir_all(&pristine)?;
+    }
+    let mut rng = Rng(0x7061_7463_685f_6f79);
+    let mut diff = String::new();
+    for file in 0..=PATCH_UPDATED {
+        let rel = format!("pkg{:02}/src/file{file:03}.rs", file / PATCH_PER_DIR);
+        let count = 200 + rng.below(2800);
+        let lines: Vec<String> = (0..count)
+            .map(|no| {
+                let (a, b) = (rng.word(), rng.word());
+                format!("    let {a}_{b}_{no} = {}({a}, {no});", rng.word())
+            })
+            .collect();
+        let path = pristine.join(&rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)?;
+        }
+        let mut text = lines.join("\n");
+        text.push('\n');
+        fs::write(&path, &text)?;
+        if file == PATCH_UPDATED {
+            // The last file is deleted by the patch.
+            let _ = writeln!(diff, "diff --git a/{rel} b/{rel}\ndeleted file mode 100644");
+            let _ = writeln!(diff, "--- a/{rel}\n+++ /dev/null\n@@ -1,{count} +0,0 @@");
+            for line in &lines {
+                let _ = writeln!(diff, "-{line}");
+            }
+            continue;
+        }
+        let _ = writeln!(diff, "diff --git a/{rel} b/{rel}\n--- a/{rel}\n+++ b/{rel}");
+        let stride = count / PATCH_HUNKS;
+        for hunk in 0..PATCH_HUNKS {
+            let changed = hunk * stride + stride / 2;
+            let first = changed - 3;
+            let _ = writeln!(diff, "@@ -{},7 +{},7 @@", first + 1, first + 1);
+            for (no, line) in lines.iter().enumerate().skip(first).take(7) {
+                if no == changed {
+                    let _ = writeln!(diff, "-{line}\n+{line} // changed");
+                } else {
+                    let _ = writeln!(diff, " {line}");
+                }
+            }
+        }
+    }
+    for added in 0..PATCH_ADDED {
+        let rel = format!("added{added}/src/new{added}.rs");
+        let _ = writeln!(diff, "diff --git a/{rel} b/{rel}\nnew file mode 100644");
+        let _ = writeln!(diff, "--- /dev/null\n+++ b/{rel}\n@@ -0,0 +1,40 @@");
+        for no in 0..40 {
+            let _ = writeln!(diff, "+fn {}_{no}() {{}}", rng.word());
+        }
+    }
+    fs::write(dir.join("forward.diff"), diff)?;
+    Ok(PATCH_UPDATED + PATCH_ADDED + 1)
 }

@@ -82,28 +82,29 @@ impl Tool for ListTool {
         let mut options = WalkOptions::new(start.clone());
         options.max_depth = depth;
         options.max_entries = Some(MAX_WALKED);
-        // One fstatat per file, relative to its directory handle.
-        options.detect_executables = true;
-        let start_text = start.to_text();
-        let prefix_len = if start.is_root() {
-            0
+        let below: &std::path::Path = if start.is_root() {
+            std::path::Path::new("")
         } else {
-            start_text.trim_end_matches('/').len() + 1
+            start.as_path()
         };
-        // Rows are built and filtered on the walker's threads; one sort after.
+        // Rows are built and filtered on the walker's threads; one sort
+        // after. The glob is matched on the path as it is; only a kept
+        // entry becomes text, and only a kept file costs the `fstatat`
+        // (relative to its directory handle) that finds its execute bit.
         let rows = Mutex::new(Vec::new());
         let walk = ws.walk_parallel(&options, |entry| {
-            let text = entry.path.to_text();
-            let keep = matcher
-                .as_ref()
-                .is_none_or(|matcher| matcher.is_match(text.get(prefix_len..).unwrap_or(&text)));
+            let keep = matcher.as_ref().is_none_or(|matcher| {
+                let path = entry.path.as_path();
+                matcher.is_match(path.strip_prefix(below).unwrap_or(path))
+            });
             if keep {
                 let marker = match entry.kind {
                     FileKind::Directory => "/",
                     FileKind::Symlink => "@",
-                    FileKind::File if entry.executable => "*",
+                    FileKind::File if ws.walked_is_executable(&entry) => "*",
                     _ => "",
                 };
+                let text = entry.path.to_text();
                 if let Ok(mut rows) = rows.lock() {
                     rows.push((entry.depth, text, marker));
                 }

@@ -119,7 +119,8 @@ impl Tool for PatchTool {
             plan.unchanged(ws)?;
         }
         let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
-        let bytes_written = commit::commit(ws, &steps)?;
+        // One directory fsync per directory, after all the renames.
+        let bytes_written = ws.batch(|| commit::commit(ws, &steps))?;
         remember(call, &plans);
         let mut text = format!("patched {} file(s):\n", plans.len());
         for plan in &plans {
@@ -172,10 +173,10 @@ impl Plan {
         match &self.step {
             Step::Create { path, .. } => Seen::Missing.unchanged(ws, path),
             Step::Replace { path, old, .. } | Step::Delete { path, old } => {
-                Seen::of_bytes(old).unchanged(ws, path)
+                still_holds(ws, path, old)
             }
             Step::Move { from, to, old, .. } => {
-                Seen::of_bytes(old).unchanged(ws, from)?;
+                still_holds(ws, from, old)?;
                 Seen::Missing.unchanged(ws, to)
             }
         }
@@ -247,6 +248,16 @@ impl Plan {
     }
 }
 
+/// `Err` when `path` no longer holds `old`. The bytes are compared as they
+/// are (no digest of either side); only a file that changed is looked at
+/// again, by [`Seen`], for its error.
+fn still_holds(ws: &Workspace, path: &WorkspacePath, old: &[u8]) -> Result<(), ToolError> {
+    match ws.read_bytes(path, EDITABLE_BYTES) {
+        Ok(now) if now == old => Ok(()),
+        _ => Seen::of_bytes(old).unchanged(ws, path),
+    }
+}
+
 /// Validates one section against the workspace and computes its result.
 fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan, ToolError> {
     let path = resolve(ws, &file.path, &file.header)?;
@@ -282,6 +293,8 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
             let (old_bytes, old_text) = read_existing(ws, &path, "update", &file.header)?;
             let applied = apply::apply_within(&Doc::parse(&old_text), &file.hunks, &shown, work)?;
             let new_text = applied.doc.render();
+            let stats = Stats::of(&applied);
+            drop(applied);
             let step = match &file.move_to {
                 None => Step::Replace {
                     path,
@@ -304,7 +317,7 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
                 step,
                 old_text: Some(old_text),
                 new_text: Some(new_text),
-                stats: Stats::of(&applied),
+                stats,
             })
         }
         Action::Delete => {

@@ -1,15 +1,30 @@
-//! `sloc`: lines of code per language (tokei's counters over files read
-//! through the boundary).
+//! `sloc`: lines of code per language — tokei's counters and tokei's
+//! totals over files read through the boundary.
+//!
+//! The numbers are tokei's own: a language's row is what tokei's
+//! `(Total)` line for it says — the file's own lines plus the lines of the
+//! languages embedded in it (Rust doc comments are Markdown, counted as
+//! comments; code blocks in Markdown are their language's code) — and the
+//! total row is tokei's `Total`. Which file is which language is decided
+//! as tokei decides it: by name and extension, else by the first line's
+//! shebang (read from the handle the boundary opened).
+//!
+//! Speed: files are opened relative to the walker's directory handle (one
+//! `openat`), and each file is parsed on one of rayon's workers, because
+//! tokei's parser splits its own work with `rayon::join`, which from any
+//! other thread is a cross-thread hand-off per file.
 
 use std::collections::BTreeMap;
+use std::io::Read;
 use std::path::Path;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use oy_boundary::{FileKind, WalkControl, WalkOptions};
+use oy_boundary::{FileKind, WalkControl, WalkEntry, WalkOptions, Workspace};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
-use tokei::{Config, LanguageType};
+use tokei::{CodeStats, Config, LanguageType};
 
 use crate::args::{dot, parse_args};
 use crate::context::Invocation;
@@ -20,6 +35,10 @@ use crate::spec::{Effect, ToolSpec};
 
 /// Files above this size are skipped (generated or data, not source).
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
+/// Files handed to rayon and not yet counted, at most: each holds its
+/// directory's handle open, so a walk far ahead of the counting would hold
+/// the whole tree open. Past this the walker counts a file itself.
+const MAX_PENDING: usize = 256;
 
 /// Arguments of `sloc`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -35,6 +54,15 @@ struct Tally {
     code: u64,
     comments: u64,
     blanks: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Self) {
+        self.files += other.files;
+        self.code += other.code;
+        self.comments += other.comments;
+        self.blanks += other.blanks;
+    }
 }
 
 /// The `sloc` tool.
@@ -61,6 +89,37 @@ impl Default for SlocTool {
     }
 }
 
+/// What the counting threads share.
+struct Counter<'w> {
+    ws: &'w Workspace,
+    config: Config,
+    tallies: Mutex<BTreeMap<&'static str, Tally>>,
+    skipped: AtomicUsize,
+    pending: AtomicUsize,
+}
+
+impl Counter<'_> {
+    fn count(&self, entry: &WalkEntry) {
+        match count_file(self.ws, entry, &self.config) {
+            Some(Some((language, stats))) => {
+                let tally = Tally {
+                    files: 1,
+                    code: stats.code as u64,
+                    comments: stats.comments as u64,
+                    blanks: stats.blanks as u64,
+                };
+                if let Ok(mut tallies) = self.tallies.lock() {
+                    tallies.entry(language.name()).or_default().add(&tally);
+                }
+            }
+            Some(None) => {}
+            None => {
+                self.skipped.fetch_add(1, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
 impl Tool for SlocTool {
     fn spec(&self) -> &ToolSpec {
         &self.spec
@@ -74,54 +133,108 @@ impl Tool for SlocTool {
         let args: SlocArgs = parse_args("sloc", args, self.example())?;
         let ws = call.workspace();
         let start = ws.path(&args.path)?;
-        let config = Config::default();
-        let tallies: Mutex<BTreeMap<&'static str, Tally>> = Mutex::new(BTreeMap::new());
-        let skipped = Mutex::new(0u64);
-        ws.walk_parallel(&WalkOptions::new(start), |entry| {
-            if entry.kind != FileKind::File {
-                return WalkControl::Continue;
-            }
-            let Some(language) = language_of(entry.path.as_path()) else {
-                return WalkControl::Continue;
-            };
-            let Ok(bytes) = ws.read_bytes(&entry.path, MAX_FILE_BYTES) else {
-                if let Ok(mut skipped) = skipped.lock() {
-                    *skipped += 1;
+        let counter = Counter {
+            ws,
+            config: Config::default(),
+            tallies: Mutex::new(BTreeMap::new()),
+            skipped: AtomicUsize::new(0),
+            pending: AtomicUsize::new(0),
+        };
+        let counter = &counter;
+        rayon::scope(|scope| {
+            ws.walk_parallel(&WalkOptions::new(start), |entry| {
+                if entry.kind != FileKind::File {
+                    return WalkControl::Continue;
                 }
-                return WalkControl::Continue;
-            };
-            let stats = language.parse_from_slice(&bytes, &config);
-            if let Ok(mut tallies) = tallies.lock() {
-                let tally = tallies.entry(language.name()).or_default();
-                tally.files += 1;
-                tally.code += stats.code as u64;
-                tally.comments += stats.comments as u64;
-                tally.blanks += stats.blanks as u64;
-            }
-            WalkControl::Continue
+                if counter.pending.fetch_add(1, Ordering::Relaxed) >= MAX_PENDING {
+                    counter.pending.fetch_sub(1, Ordering::Relaxed);
+                    counter.count(&entry);
+                } else {
+                    scope.spawn(move |_| {
+                        counter.count(&entry);
+                        counter.pending.fetch_sub(1, Ordering::Relaxed);
+                    });
+                }
+                WalkControl::Continue
+            })
         })?;
-        let tallies = tallies.into_inner().unwrap_or_default();
-        let skipped = skipped.into_inner().unwrap_or_default();
+        let tallies = counter
+            .tallies
+            .lock()
+            .map(|t| t.clone())
+            .unwrap_or_default();
+        let skipped = counter.skipped.load(Ordering::Relaxed) as u64;
         Ok(ToolOutput::ok(render(&tallies, skipped)))
     }
 }
 
-/// The language of a file from its name alone. tokei's `from_path` would
-/// read an extensionless file by ambient path to sniff a shebang, so those
-/// are only recognised by well-known names.
-fn language_of(path: &Path) -> Option<LanguageType> {
-    let name = path.file_name()?.to_str()?;
-    if path.extension().is_some() {
-        return LanguageType::from_path(path, &Config::default());
-    }
-    let language = match name {
-        "Makefile" | "makefile" | "GNUmakefile" => "Makefile",
-        "Dockerfile" | "Containerfile" => "Dockerfile",
-        "Rakefile" | "Gemfile" | "Vagrantfile" => "Ruby",
-        "Justfile" | "justfile" => "Just",
-        _ => return None,
+/// A file's language and tokei's summarised stats for it; `Some(None)`
+/// for a file of no known language, `None` for one that could not be read.
+fn count_file(
+    ws: &Workspace,
+    entry: &WalkEntry,
+    config: &Config,
+) -> Option<Option<(LanguageType, CodeStats)>> {
+    let language = match language_by_name(entry.path.as_path()) {
+        Some(None) => return Some(None),
+        Some(Some(language)) => language,
+        // Only the first line can tell: open, ask, then read the same handle.
+        None => {
+            let file = ws.open_walked(entry).ok()?;
+            let Some(language) = language_by_shebang(&file) else {
+                return Some(None);
+            };
+            let mut bytes = Vec::new();
+            let read = (&file)
+                .take(MAX_FILE_BYTES + 1)
+                .read_to_end(&mut bytes)
+                .ok()?;
+            if read as u64 > MAX_FILE_BYTES {
+                return None;
+            }
+            return Some(Some((language, parse(language, &bytes, config))));
+        }
     };
-    LanguageType::from_name(language)
+    let bytes = ws.read_walked(entry, MAX_FILE_BYTES).ok()?;
+    Some(Some((language, parse(language, &bytes, config))))
+}
+
+/// tokei's stats for one file, with the embedded languages' lines folded
+/// in as tokei's totals fold them.
+fn parse(language: LanguageType, bytes: &[u8], config: &Config) -> CodeStats {
+    language.parse_from_slice(bytes, config).summarise()
+}
+
+/// The language tokei gives a file by its name: `Some(Some(_))` known,
+/// `Some(None)` none, `None` when only the first line can tell (a name
+/// without an extension that tokei does not know).
+fn language_by_name(path: &Path) -> Option<Option<LanguageType>> {
+    let name = path.file_name()?;
+    if Path::new(name).extension().is_some() {
+        return Some(LanguageType::from_path(path, &Config::default()));
+    }
+    // tokei reads a file it does not know by name to look for a shebang,
+    // by path. A path under `/dev/null` can never be opened, so this asks
+    // tokei's name tables only; the shebang is read from the boundary's
+    // handle instead (see `language_by_shebang`).
+    LanguageType::from_path(Path::new("/dev/null").join(name), &Config::default()).map(Some)
+}
+
+/// tokei's reading of the shebang of an opened file. tokei only reads by
+/// path, so it is given `/proc/self/fd/N`, the kernel's name for the
+/// handle the boundary opened: the same file, with no workspace path
+/// resolved again (and nothing on systems without procfs).
+fn language_by_shebang(file: &std::fs::File) -> Option<LanguageType> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::os::fd::AsRawFd;
+        LanguageType::from_shebang(format!("/proc/self/fd/{}", file.as_raw_fd()))
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        let _ = file;
+        None
+    }
 }
 
 fn render(tallies: &BTreeMap<&'static str, Tally>, skipped: u64) -> String {
@@ -137,10 +250,7 @@ fn render(tallies: &BTreeMap<&'static str, Tally>, skipped: u64) -> String {
             "{language}\t{}\t{}\t{}\t{}\n",
             tally.files, tally.code, tally.comments, tally.blanks
         ));
-        total.files += tally.files;
-        total.code += tally.code;
-        total.comments += tally.comments;
-        total.blanks += tally.blanks;
+        total.add(tally);
     }
     out.push_str(&format!(
         "total\t{}\t{}\t{}\t{}\n",

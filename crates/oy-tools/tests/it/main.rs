@@ -27,6 +27,7 @@ mod tools_pty;
 mod tools_schema_portability;
 mod tools_search;
 mod tools_session_allow;
+mod tools_sloc;
 mod tools_smoke;
 mod tools_snapshots;
 mod tools_user;

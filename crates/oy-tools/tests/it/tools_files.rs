@@ -398,6 +398,11 @@ fn list_is_breadth_first_sorted_with_type_markers() {
         out.text,
         "a.txt\nb/\nlink@\nrun.sh*\nb/deep/\nb/inner.txt\n"
     );
+    // With a pattern, only matching files are checked, and marked alike.
+    let out = env.call("list", json!({"pattern": "*.sh"}));
+    assert_eq!(out.text, "run.sh*\n");
+    let out = env.call("list", json!({"path": "b", "pattern": "deep/*"}));
+    assert_eq!(out.text, "b/deep/z.txt\n");
 }
 
 #[test]

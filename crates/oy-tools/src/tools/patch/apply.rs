@@ -34,22 +34,24 @@ impl Ending {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Line {
-    text: String,
+/// One line, borrowed from the file's text or from the patch: nothing is
+/// copied until the result is rendered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Line<'t> {
+    text: &'t str,
     ending: Ending,
 }
 
 /// A text file as lines with their own endings.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Doc {
+pub(crate) struct Doc<'t> {
     bom: bool,
-    lines: Vec<Line>,
+    lines: Vec<Line<'t>>,
     /// What inserted lines end with: the file's most common ending.
     newline: Ending,
 }
 
-impl Doc {
+impl<'t> Doc<'t> {
     /// An empty file (for added files): `\n` endings.
     pub(crate) fn empty() -> Self {
         Self {
@@ -60,7 +62,7 @@ impl Doc {
     }
 
     /// Splits `text`, remembering a BOM and each line's ending.
-    pub(crate) fn parse(text: &str) -> Self {
+    pub(crate) fn parse(text: &'t str) -> Self {
         let (bom, mut rest) = match text.strip_prefix('\u{feff}') {
             Some(rest) => (true, rest),
             None => (false, text),
@@ -69,18 +71,18 @@ impl Doc {
         while !rest.is_empty() {
             let Some((line, tail)) = rest.split_once('\n') else {
                 lines.push(Line {
-                    text: rest.to_owned(),
+                    text: rest,
                     ending: Ending::Missing,
                 });
                 break;
             };
             lines.push(match line.strip_suffix('\r') {
                 Some(text) => Line {
-                    text: text.to_owned(),
+                    text,
                     ending: Ending::CrLf,
                 },
                 None => Line {
-                    text: line.to_owned(),
+                    text: line,
                     ending: Ending::Lf,
                 },
             });
@@ -98,12 +100,13 @@ impl Doc {
 
     /// The file's text again.
     pub(crate) fn render(&self) -> String {
-        let mut out = String::new();
+        let size: usize = self.lines.iter().map(|l| l.text.len() + 2).sum();
+        let mut out = String::with_capacity(size + 3);
         if self.bom {
             out.push('\u{feff}');
         }
         for line in &self.lines {
-            out.push_str(&line.text);
+            out.push_str(line.text);
             out.push_str(line.ending.as_str());
         }
         out
@@ -117,9 +120,9 @@ impl Doc {
 
 /// A successful application.
 #[derive(Debug)]
-pub(crate) struct Applied {
+pub(crate) struct Applied<'t> {
     /// The new text.
-    pub(crate) doc: Doc,
+    pub(crate) doc: Doc<'t>,
     /// `+` lines.
     pub(crate) added: usize,
     /// `-` lines.
@@ -137,13 +140,13 @@ pub(crate) fn patch_budget() -> Work {
 /// Applies `hunks` (in file order, not overlapping) to `doc`, spending at
 /// most `work`'s budget on locating them. Every hunk is located in the
 /// original text before anything is assembled.
-pub(crate) fn apply_within(
-    doc: &Doc,
-    hunks: &[Hunk],
+pub(crate) fn apply_within<'t>(
+    doc: &Doc<'t>,
+    hunks: &'t [Hunk],
     path: &str,
     work: &mut Work,
-) -> Result<Applied, ToolError> {
-    let index = Index::new(doc.lines.iter().map(|l| l.text.as_str()).collect());
+) -> Result<Applied<'t>, ToolError> {
+    let index = Index::new(doc.lines.iter().map(|l| l.text).collect());
     let mut placed = Vec::with_capacity(hunks.len());
     let mut lenient = Vec::new();
     let mut from = 0;
@@ -156,7 +159,7 @@ pub(crate) fn apply_within(
         from = at + old.len();
         placed.push((at, hunk));
     }
-    let mut lines: Vec<Line> = Vec::with_capacity(doc.lines.len());
+    let mut lines: Vec<Line<'t>> = Vec::with_capacity(doc.lines.len());
     let (mut added, mut removed, mut cursor) = (0, 0, 0);
     for (at, hunk) in placed {
         lines.extend_from_slice(doc.lines.get(cursor..at).unwrap_or_default());
@@ -165,7 +168,7 @@ pub(crate) fn apply_within(
             match line {
                 HunkLine::Context(_) => {
                     // The file's own line: keeps its ending and whitespace.
-                    lines.extend(doc.lines.get(cursor).cloned());
+                    lines.extend(doc.lines.get(cursor).copied());
                     cursor += 1;
                 }
                 HunkLine::Remove(_) => {
@@ -175,7 +178,7 @@ pub(crate) fn apply_within(
                 HunkLine::Add(text) => {
                     added += 1;
                     lines.push(Line {
-                        text: without_bom(doc, text).to_owned(),
+                        text: without_bom(doc, text),
                         ending: doc.newline,
                     });
                 }
@@ -265,6 +268,14 @@ fn locate(
         Some(hint) => Prefer::Closest(hint),
         None => Prefer::First,
     };
+    // Where the header says, as `git apply` looks first: an exact match
+    // there is the closest one, found without building any table.
+    if let Prefer::Closest(hint) = prefer
+        && hint >= start
+        && index.matches_at(old, hint, work).map_err(over)?
+    {
+        return Ok((hint, Tier::Exact));
+    }
     for tier in [Tier::Exact, Tier::IgnoringTrailingWhitespace] {
         if let Some(at) = index
             .find(tier, old, start..usize::MAX, prefer, work)

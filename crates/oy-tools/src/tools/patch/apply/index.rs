@@ -300,6 +300,23 @@ impl<'d> Index<'d> {
         Ok(None)
     }
 
+    /// Whether `old` is exactly the file's lines from `at`, compared line
+    /// by line (no table is built).
+    pub(super) fn matches_at(
+        &self,
+        old: &[&str],
+        at: usize,
+        work: &mut Work,
+    ) -> Result<bool, OverBudget> {
+        let Some(window) = self.lines.get(at..).and_then(|rest| rest.get(..old.len())) else {
+            return Ok(false);
+        };
+        // Charged for the lines compared: a wrong place costs one.
+        let same = window.iter().zip(old).take_while(|(l, h)| l == h).count();
+        work.charge((same + 1).min(old.len()))?;
+        Ok(same == old.len())
+    }
+
     /// The first line at or after `from` that is `anchor`, else the first
     /// whose trimmed text is.
     pub(super) fn anchor(

@@ -45,7 +45,8 @@ fn apply_counted(doc: &Doc, hunk: Hunk) -> (Result<String, String>, u64) {
 
 #[test]
 fn blank_context_is_placed_at_its_hint_with_linear_work() {
-    let doc = Doc::parse(&"\n".repeat(FILE_LINES));
+    let text = "\n".repeat(FILE_LINES);
+    let doc = Doc::parse(&text);
     let mut lines = blank_context(HUNK_LINES);
     lines.push(HunkLine::Remove(String::new()));
     lines.push(HunkLine::Add("x".to_owned()));
@@ -57,7 +58,8 @@ fn blank_context_is_placed_at_its_hint_with_linear_work() {
 
 #[test]
 fn blank_context_with_a_missing_line_misses_with_linear_work() {
-    let doc = Doc::parse(&"\n".repeat(FILE_LINES));
+    let text = "\n".repeat(FILE_LINES);
+    let doc = Doc::parse(&text);
     let mut lines = blank_context(HUNK_LINES);
     lines.push(HunkLine::Remove("gone".to_owned()));
     let (result, spent) = apply_counted(&doc, hunk(lines, None));
@@ -109,12 +111,14 @@ fn a_hunk_with_a_unique_line_costs_about_its_length() {
             .unwrap()
             .contains("line 150000\nchanged\nline 150002\n")
     );
-    assert!(spent <= 4 * 3, "spent {spent}");
+    // Three units per hunk line, and one for the look at the header's line.
+    assert!(spent <= 4 * 3 + 1, "spent {spent}");
 }
 
 #[test]
 fn running_out_of_budget_is_a_tool_error_with_a_recovery() {
-    let doc = Doc::parse(&"\n".repeat(1_000));
+    let text = "\n".repeat(1_000);
+    let doc = Doc::parse(&text);
     let mut lines = blank_context(100);
     lines.push(HunkLine::Remove("gone".to_owned()));
     let mut work = Work::new(50);
