@@ -483,7 +483,7 @@ fn the_git_oy_runs_for_snapshots_is_never_one_from_the_workspace() {
     fs::set_permissions(env.root.join("bin/git"), fs::Permissions::from_mode(0o755)).unwrap();
     // A PATH directory outside that is a link into the workspace, too.
     let outside = tempfile::tempdir().unwrap();
-    symlink(&env.root.join("bin"), outside.path().join("linked"));
+    symlink(env.root.join("bin"), outside.path().join("linked"));
     let path = format!("{}:/usr/bin:/bin", outside.path().join("linked").display());
     let env = env
         .map_ctx(|ctx| ctx.with_child_env(ChildEnv::filtered([("PATH".into(), path.into())], &[])));
