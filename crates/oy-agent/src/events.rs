@@ -153,9 +153,11 @@ pub enum AgentEvent {
         /// The paths it changed, sorted.
         files: Vec<String>,
         /// What became of its commands: `none` (it ran none), `git`
-        /// (snapshotted: undoable) or `not_undoable`.
+        /// (snapshotted: undoable), `outside_git` (the workspace is not in
+        /// git) or `not_undoable` (something went wrong).
         commands: String,
-        /// Why command changes cannot be undone, for `not_undoable`.
+        /// Why command changes cannot be undone (`outside_git`,
+        /// `not_undoable`).
         #[serde(skip_serializing_if = "Option::is_none")]
         commands_note: Option<String>,
         /// Paths whose old content was not kept (too large), and why.

@@ -59,7 +59,11 @@ impl Agent {
         let (commands, commands_note) = match &summary.commands {
             Commands::None => ("none", None),
             Commands::Git { .. } => ("git", None),
-            Commands::Untracked { why } => ("not_undoable", Some(why.clone())),
+            Commands::Untracked {
+                why,
+                outside_git: true,
+            } => ("outside_git", Some(why.clone())),
+            Commands::Untracked { why, .. } => ("not_undoable", Some(why.clone())),
         };
         if summary.files.is_empty() && commands == "none" {
             return;

@@ -14,25 +14,39 @@ impl Workspace {
     /// Removes `path` and returns what it was. A directory needs
     /// `recursive` unless it is empty.
     pub fn remove(&self, path: &WorkspacePath, recursive: bool) -> Result<FileKind> {
-        let target = self.target(path, Follow::NotFinal)?;
+        self.remove_target(&self.target(path, Follow::NotFinal)?, recursive)
+    }
+
+    /// [`Self::remove`] with no link followed anywhere in `path` (a parent
+    /// that is a link, even inside the root, is refused), for undoing a
+    /// change exactly where it was made.
+    pub fn remove_exactly(&self, path: &WorkspacePath, recursive: bool) -> Result<FileKind> {
+        self.remove_target(&self.exact_target(path, "remove")?, recursive)
+    }
+
+    fn remove_target(
+        &self,
+        target: &crate::resolve::Target<'_>,
+        recursive: bool,
+    ) -> Result<FileKind> {
         let rel = &target.rel;
         if self.contains_root(rel) {
             return Err(BoundaryError::RootProtected {
                 operation: "remove",
             });
         }
-        self.guard(&target, "remove", true)?;
-        let io_err = |e| self.os_error(&target, "remove", e);
+        self.guard(target, "remove", true)?;
+        let io_err = |e| self.os_error(target, "remove", e);
         let meta = self.dir.symlink_metadata(rel).map_err(io_err)?;
         let kind = FileKind::of(meta.file_type());
         if kind == FileKind::Directory && recursive {
-            self.refuse_protected_beneath(&target)?;
+            self.refuse_protected_beneath(target)?;
         }
         // The parent is opened without following any link, and the entry
         // removed by its one name in it: a directory swapped for a link
         // (into `.git`, say) since the checks makes this fail instead of
         // removing something there.
-        let (parent, name) = self.parent_dir(&target, "remove")?;
+        let (parent, name) = self.parent_dir(target, "remove")?;
         match kind {
             FileKind::Directory if recursive => parent.remove_dir_all(name),
             FileKind::Directory => parent.remove_dir(name),

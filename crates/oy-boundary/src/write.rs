@@ -57,8 +57,35 @@ impl Workspace {
         contents: &[u8],
         mode: u32,
     ) -> Result<WriteOutcome> {
-        let target = self.file_target(path, Follow::NotFinal)?;
+        if path.names_directory() {
+            return Err(BoundaryError::InvalidPath {
+                path: path.to_text(),
+                reason: InvalidPathReason::TrailingSlashOnFile,
+            });
+        }
+        let target = self.exact_target(path, "restore")?;
         self.replace_atomically(&target, contents, Existing::Replace, Some(mode & 0o777))
+    }
+
+    /// `path` resolved with no link followed anywhere in it — not a final
+    /// one, and not a parent, even one that stays inside the root — for
+    /// putting back a saved state, which must land exactly where it was
+    /// taken. The parent is then opened with `RESOLVE_NO_SYMLINKS`, so a
+    /// link swapped in after this check makes the operation fail.
+    pub(crate) fn exact_target<'p>(
+        &self,
+        path: &'p WorkspacePath,
+        operation: &'static str,
+    ) -> Result<Target<'p>> {
+        let target = self.target(path, Follow::NotFinal)?;
+        if self.anchor.at_base_rel(target.rel.clone()).as_path() != path.as_path() {
+            return Err(BoundaryError::Protected {
+                path: target.shown.clone(),
+                operation,
+                why: "a parent is a symbolic link".to_owned(),
+            });
+        }
+        Ok(target)
     }
 
     /// Like [`Self::write`], but fails with [`BoundaryError::AlreadyExists`]
@@ -105,13 +132,15 @@ impl Workspace {
 
     /// Makes the directory at `path` (and any missing parent) with exactly
     /// `mode`'s permission bits (no setuid, setgid or sticky bit), for
-    /// putting back a directory that was removed. Never through a final
-    /// link: the bits are set on the directory opened without following.
+    /// putting back a directory that was removed. Never through any link
+    /// (see `exact_target`): the bits are set on the directory opened
+    /// without following one.
     pub fn restore_dir(&self, path: &WorkspacePath, mode: u32) -> Result<()> {
-        let target = self.target(path, Follow::NotFinal)?;
+        let target = self.exact_target(path, "restore")?;
         self.guard(&target, "create", false)?;
         self.create_dirs(&target, &target.rel)?;
-        let handle = cap_fs_ext::DirExt::open_dir_nofollow(&self.dir, cap_rel(&target.rel))
+        let handle = self
+            .open_dir_exactly(&target.rel)
             .map_err(|e| self.os_error(&target, "open", e))?;
         // cap-std's handle is `O_PATH`, which cannot be changed: reopen it.
         let opened = rustix::fs::openat(

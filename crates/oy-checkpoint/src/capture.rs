@@ -114,7 +114,13 @@ fn capture_one(
 ) -> Result<State, CheckpointError> {
     // A path beneath a link (even one that stays inside the root) is not
     // what was there: record that, never what the link leads to.
-    if ws.resolved(path, false)?.as_path() != path.as_path() {
+    let beneath_link = match ws.resolved(path, false) {
+        Ok(real) => real.as_path() != path.as_path(),
+        // A parent that leads out of the root: a link all the same.
+        Err(error) if error.is_escape() => true,
+        Err(error) => return Err(error.into()),
+    };
+    if beneath_link {
         let state = State::Other {
             what: "path beneath a symbolic link".to_owned(),
         };

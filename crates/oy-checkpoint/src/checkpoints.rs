@@ -16,7 +16,7 @@ use oy_boundary::{Workspace, WorkspacePath};
 use crate::blobs::Store;
 use crate::capture::{Captured, capture, key};
 use crate::error::CheckpointError;
-use crate::git::{Git, Snapshot};
+use crate::git::{Git, NoSnapshots, Snapshot};
 use crate::index::{
     Commands, Entry, Index, NotKept, Source, State, TurnRecord, TurnState, TurnSummary,
 };
@@ -63,7 +63,7 @@ pub(crate) struct Inner {
     git_program: Option<PathBuf>,
     git_env: Vec<(OsString, OsString)>,
     /// The private git directory, once made (`Err`: why there is none).
-    git: Option<Result<Git, String>>,
+    git: Option<Result<Git, NoSnapshots>>,
     /// The open turn's snapshot before its first command.
     pub(crate) before: Option<Snapshot>,
     /// The open turn's position in `index.turns`.
@@ -203,10 +203,14 @@ impl Checkpoints {
                     }
                     Err(error) => Commands::Untracked {
                         why: error.to_string(),
+                        outside_git: false,
                     },
                 }
             }
-            Err(why) => Commands::Untracked { why },
+            Err(no) => Commands::Untracked {
+                why: no.why,
+                outside_git: no.outside_git,
+            },
         };
         inner.index.turns[at].commands = commands;
         let _ = inner.save();
@@ -232,6 +236,7 @@ impl Checkpoints {
         if let Err(error) = crate::fold::fold_commands(&mut inner, ws, at) {
             inner.index.turns[at].commands = Commands::Untracked {
                 why: error.to_string(),
+                outside_git: false,
             };
         }
         inner.index.turns[at].state = TurnState::Closed;
@@ -255,18 +260,32 @@ impl Inner {
         self.store.save_index(&self.index)
     }
 
-    /// The private git directory, made once per process.
-    pub(crate) fn git(&mut self, ws: &Workspace) -> Result<Git, String> {
+    /// The private git directory, made once per process — never in a
+    /// session that began outside git.
+    pub(crate) fn git(&mut self, ws: &Workspace) -> Result<Git, NoSnapshots> {
         if self.git.is_none() {
-            let found = match self.store.ensure_dir(GIT_DIR) {
-                Ok(dir) => Git::open(self.git_program.as_deref(), ws.root(), dir, &self.git_env),
-                Err(error) => Err(error.to_string()),
+            let found = if self.index.outside_git {
+                Err(NoSnapshots {
+                    why: "the workspace was not in a git repository when the session began"
+                        .to_owned(),
+                    outside_git: true,
+                })
+            } else {
+                match self.store.ensure_dir(GIT_DIR) {
+                    Ok(dir) => {
+                        Git::open(self.git_program.as_deref(), ws.root(), dir, &self.git_env)
+                    }
+                    Err(error) => Err(NoSnapshots::failed(error.to_string())),
+                }
             };
+            if found.as_ref().is_err_and(|no| no.outside_git) {
+                self.index.outside_git = true;
+            }
             self.git = Some(found);
         }
         self.git
             .clone()
-            .unwrap_or_else(|| Err("git was not asked".to_owned()))
+            .unwrap_or_else(|| Err(NoSnapshots::failed("git was not asked")))
     }
 
     fn insert(
@@ -404,7 +423,7 @@ impl Inner {
         for name in names {
             let Ok(path) = ws.path(&name) else { continue };
             let limits = self.limits;
-            let found = crate::capture::capture_single(ws, &path, &limits, &mut not_kept)?;
+            let found = crate::fold::capture_or_other(ws, &path, &limits, &mut not_kept);
             let after = self.keep(&name, found.state, found.bytes, &mut not_kept)?;
             if let Some(entry) = self.index.turns[at].entries.get_mut(&name) {
                 entry.after = Some(after);
@@ -433,6 +452,7 @@ pub(crate) fn close_unfinished(turns: &mut [TurnRecord]) {
                     "oy stopped before turn {} ended, so what its commands changed was never recorded",
                     record.turn
                 ),
+                outside_git: false,
             };
         }
     }

@@ -8,7 +8,7 @@
 use oy_boundary::Workspace;
 
 use crate::blobs::digest_of;
-use crate::capture::{capture_single, size};
+use crate::capture::{Captured, capture_single, size};
 use crate::checkpoints::{Inner, MAX_COMMAND_PATHS};
 use crate::error::CheckpointError;
 use crate::git::{Snapshot, TreeChange};
@@ -35,7 +35,9 @@ pub(crate) fn fold_commands(
             "the snapshot before the turn's first command was not taken by this oy".to_owned(),
         )
     })?;
-    let git = inner.git(ws).map_err(CheckpointError::NotUndoable)?;
+    let git = inner
+        .git(ws)
+        .map_err(|no| CheckpointError::NotUndoable(no.why))?;
     let max_file = inner.limits.max_file_bytes;
     let after = git.snapshot(max_file, false)?;
     let changes = git.changes(&before.tree, &after.tree)?;
@@ -115,12 +117,55 @@ pub(crate) fn fold_commands(
         };
         befores.push((change.path.clone(), before_state));
     }
+    // Paths the turn's commands made that the second snapshot does not
+    // hold (too large, not a file, a nested repository, a name that is not
+    // UTF-8, or ignored by git — perhaps by a `.gitignore` the commands
+    // wrote): a file undo can address becomes an entry (absent before), so
+    // undo removes it; anything else is named, never silently left.
+    let mut made_outside = Vec::new();
+    for (path, why) in after
+        .left_out
+        .iter()
+        .map(|(path, why)| (path.clone(), why.clone()))
+        .chain(after.ignored.iter().map(|path| {
+            (
+                path.trim_end_matches('/').to_owned(),
+                "git ignores it".to_owned(),
+            )
+        }))
+    {
+        if before.held_outside(&path).is_some() || inner.index.turns[at].entries.contains_key(&path)
+        {
+            continue;
+        }
+        made_outside.push((path, why));
+    }
+    if needed.len() + made_outside.len() > MAX_COMMAND_PATHS {
+        return Err(CheckpointError::NotUndoable(format!(
+            "the turn's commands changed {} paths, more than the {MAX_COMMAND_PATHS} a checkpoint keeps",
+            needed.len() + made_outside.len()
+        )));
+    }
+    for (path, why) in made_outside {
+        let file = ws.path(&path).ok().and_then(|at_path| {
+            let limits = inner.limits;
+            let found = capture_or_other(ws, &at_path, &limits, &mut Vec::new());
+            matches!(found.state, State::File { .. }).then_some(path.clone())
+        });
+        match file {
+            Some(path) => befores.push((path, State::Absent)),
+            None => not_kept.push(NotKept {
+                path,
+                why: format!("a command made it and {why}: undo leaves it"),
+            }),
+        }
+    }
     for (path, before_state) in befores {
         let Ok(at_path) = ws.path(&path) else {
             continue;
         };
         let limits = inner.limits;
-        let found = capture_single(ws, &at_path, &limits, &mut not_kept)?;
+        let found = capture_or_other(ws, &at_path, &limits, &mut not_kept);
         let after_state = inner.keep(&path, found.state, found.bytes, &mut not_kept)?;
         inner.index.seq += 1;
         let seq = inner.index.seq;
@@ -147,7 +192,7 @@ pub(crate) fn fold_commands(
             continue;
         };
         let limits = inner.limits;
-        let found = capture_single(ws, &at_path, &limits, &mut not_kept)?;
+        let found = capture_or_other(ws, &at_path, &limits, &mut not_kept);
         let after_state = inner.keep(&change.path, found.state, found.bytes, &mut not_kept)?;
         if let Some(entry) = inner.index.turns[at].entries.get_mut(&change.path) {
             entry.after = Some(after_state);
@@ -175,4 +220,22 @@ fn real_mode(before: &Snapshot, path: &str, git_mode: u32) -> u32 {
 
 fn is_blob_mode(mode: u32) -> bool {
     mode & 0o170_000 == 0o100_000
+}
+
+/// What is at `path` now; a path that cannot be read (beneath a link that
+/// leaves the root, say) is recorded as such rather than ending the fold,
+/// so the turn's other changes are still kept.
+pub(crate) fn capture_or_other(
+    ws: &Workspace,
+    path: &oy_boundary::WorkspacePath,
+    limits: &crate::checkpoints::Limits,
+    not_kept: &mut Vec<NotKept>,
+) -> Captured {
+    capture_single(ws, path, limits, not_kept).unwrap_or_else(|error| Captured {
+        path: crate::capture::key(path),
+        state: State::Other {
+            what: format!("path that could not be read ({error})"),
+        },
+        bytes: None,
+    })
 }

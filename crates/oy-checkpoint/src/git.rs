@@ -37,6 +37,23 @@ pub(crate) struct Git {
     env: Vec<(OsString, OsString)>,
 }
 
+/// Why a session's commands are not snapshotted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct NoSnapshots {
+    pub(crate) why: String,
+    /// Only because the workspace is not in a git repository.
+    pub(crate) outside_git: bool,
+}
+
+impl NoSnapshots {
+    pub(crate) fn failed(why: impl Into<String>) -> Self {
+        Self {
+            why: why.into(),
+            outside_git: false,
+        }
+    }
+}
+
 /// One path two snapshots disagree on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct TreeChange {
@@ -66,14 +83,17 @@ impl Git {
         root: &Path,
         dir: PathBuf,
         env: &[(OsString, OsString)],
-    ) -> Result<Self, String> {
-        let Some(program) = program else {
-            return Err(
-                "no git program was found outside the workspace on the command PATH".to_owned(),
-            );
-        };
+    ) -> Result<Self, NoSnapshots> {
         let Some(dot_git) = repository_marker(root) else {
-            return Err("the workspace is not in a git repository".to_owned());
+            return Err(NoSnapshots {
+                why: "the workspace is not in a git repository".to_owned(),
+                outside_git: true,
+            });
+        };
+        let Some(program) = program else {
+            return Err(NoSnapshots::failed(
+                "no git program was found outside the workspace on the command PATH",
+            ));
         };
         let git = Self {
             program: program.to_path_buf(),
@@ -85,7 +105,8 @@ impl Git {
                 .cloned()
                 .collect(),
         };
-        git.prepare(&dot_git).map_err(|error| error.to_string())?;
+        git.prepare(&dot_git)
+            .map_err(|error| NoSnapshots::failed(error.to_string()))?;
         Ok(git)
     }
 

@@ -133,6 +133,10 @@ pub enum Commands {
     Untracked {
         /// Outside git, or what went wrong with git.
         why: String,
+        /// True when the reason is only that the session's workspace is
+        /// not in a git repository (nothing went wrong).
+        #[serde(default)]
+        outside_git: bool,
     },
 }
 
@@ -243,6 +247,11 @@ pub(crate) struct Index {
     /// Bytes of blobs kept so far (the session's bound).
     #[serde(default)]
     pub(crate) kept_bytes: u64,
+    /// The workspace was not in a git repository when the session first
+    /// asked: its commands are never snapshotted, even when a command
+    /// makes a repository later (whose excludes it would have written).
+    #[serde(default)]
+    pub(crate) outside_git: bool,
 }
 
 impl Default for Index {
@@ -253,6 +262,7 @@ impl Default for Index {
             redo: None,
             seq: 0,
             kept_bytes: 0,
+            outside_git: false,
         }
     }
 }

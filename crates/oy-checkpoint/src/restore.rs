@@ -224,7 +224,7 @@ fn plan(
     let mut gaps = BTreeMap::new();
     for &at in picked.iter().rev() {
         let record = &inner.index.turns[at];
-        if let Commands::Untracked { why } = &record.commands {
+        if let Commands::Untracked { why, .. } = &record.commands {
             report
                 .commands_not_undone
                 .push(format!("turn {}: {why}", record.turn));
@@ -255,9 +255,9 @@ fn plan(
                             path.clone(),
                             Conflict {
                                 path: path.clone(),
-                                expected: format!("what turn {earlier} left"),
+                                expected: format!("it at the end of turn {earlier}"),
                                 found: format!(
-                                    "a change made between turn {earlier} and turn {}",
+                                    "changed before turn {} began (by someone else)",
                                     record.turn
                                 ),
                             },
@@ -344,6 +344,17 @@ fn check(
         (State::Other { what }, _) => {
             format!("it was a {what}, which a checkpoint does not restore")
         }
+        // A link, FIFO or socket the turn made (nothing was there): the
+        // entry itself is removed, never what a link points to.
+        (State::Absent, State::Other { what })
+            if matches!(what.as_str(), "symlink" | "FIFO" | "socket") =>
+        {
+            return Ok(Some(Step {
+                path,
+                target: goal.target,
+                current,
+            }));
+        }
         (_, State::Other { what }) => format!("it is now a {what}"),
         (_, State::Unknown { why }) => why.clone(),
         _ => {
@@ -385,7 +396,9 @@ fn apply(ws: &Workspace, ready: &[(Step, Option<Vec<u8>>)], report: &mut UndoRep
         )
     });
     for step in removals {
-        let result = ws.path(&step.path).and_then(|path| ws.remove(&path, false));
+        let result = ws
+            .path(&step.path)
+            .and_then(|path| ws.remove_exactly(&path, false));
         match result {
             Ok(_) | Err(BoundaryError::NotFound { .. }) => {}
             Err(error) => {

@@ -12,7 +12,7 @@ use crate::blobs::Store;
 use crate::capture::state_of;
 use crate::checkpoints::Checkpoints;
 use crate::error::CheckpointError;
-use crate::index::{State, TurnState};
+use crate::index::{Commands, State, TurnState};
 
 /// The most bytes of one side read for a diff.
 const MAX_DIFF_BYTES: u64 = 16 * 1024 * 1024;
@@ -36,7 +36,11 @@ impl Checkpoints {
         let mut now = Vec::new();
         for (path, before) in &first {
             let Ok(at) = ws.path(path) else { continue };
-            let current = state_of(ws, &at)?;
+            // A path that cannot be read now (beneath a link leaving the
+            // root) shows as changed; it never stops the rest of the diff.
+            let current = state_of(ws, &at).unwrap_or_else(|error| State::Other {
+                what: format!("path that could not be read ({error})"),
+            });
             if !current.same_as(before) {
                 now.push((path.as_str(), before, current));
             }
@@ -48,6 +52,28 @@ impl Checkpoints {
             now.iter()
                 .map(|(path, before, current)| (*path, *before, current)),
         ))
+    }
+}
+
+impl Checkpoints {
+    /// The turns (not undone) whose commands' changes were not recorded,
+    /// with why (`turn 3: …`): what [`Self::diff`] cannot show. Turns
+    /// outside git are not listed (that is the workspace's nature, not a
+    /// failure).
+    pub fn unrecorded(&self) -> Vec<String> {
+        self.lock()
+            .index
+            .turns
+            .iter()
+            .filter(|record| record.state != TurnState::Undone)
+            .filter_map(|record| match &record.commands {
+                Commands::Untracked {
+                    why,
+                    outside_git: false,
+                } => Some(format!("turn {}: {why}", record.turn)),
+                _ => None,
+            })
+            .collect()
     }
 }
 

@@ -840,3 +840,39 @@ fn a_batch_lands_every_change_and_nests() {
     ws.write(&p("a/one.txt"), b"after").unwrap();
     assert_eq!(fx.read("a/one.txt"), "after");
 }
+
+#[test]
+fn restoring_never_follows_a_link_anywhere_in_the_path() {
+    // `x` is a link to a directory inside the root: an ordinary write may
+    // go through it, putting back a saved state must not.
+    let fx = Fixture::new();
+    fx.file("hooks/pre-commit", "original\n");
+    symlink("hooks", fx.root.join("x")).unwrap();
+    let ws = &fx.ws;
+    let through = ws.path("x/pre-commit").unwrap();
+    for result in [
+        ws.restore_file(&through, b"payload\n", 0o755).map(drop),
+        ws.remove_exactly(&through, false).map(drop),
+        ws.restore_dir(&ws.path("x/sub").unwrap(), 0o700),
+    ] {
+        match result {
+            Err(BoundaryError::Protected { why, .. }) => assert!(why.contains("symbolic link")),
+            other => panic!("{other:?}"),
+        }
+    }
+    assert_eq!(
+        fs::read_to_string(fx.root.join("hooks/pre-commit")).unwrap(),
+        "original\n"
+    );
+    assert!(!fx.root.join("hooks/sub").exists());
+    // A link as the final component is refused too, never followed.
+    assert!(
+        ws.restore_file(&ws.path("x").unwrap(), b"a file now\n", 0o600)
+            .is_err()
+    );
+    assert!(is_link(&fx.root.join("x")));
+    assert_eq!(
+        fs::read_to_string(fx.root.join("hooks/pre-commit")).unwrap(),
+        "original\n"
+    );
+}

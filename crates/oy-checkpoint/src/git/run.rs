@@ -2,9 +2,9 @@
 //! environment with no `GIT_*` of the user's, and settings that keep every
 //! configurable behaviour off (docs/undo.md, "Commands").
 
-use std::io::Write as _;
-use std::path::Path;
+use std::io::{Read, Write as _};
 use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use super::Git;
 use crate::error::CheckpointError;
@@ -39,22 +39,33 @@ impl Git {
         args: &[&str],
         input: Option<&[u8]>,
     ) -> Result<Vec<u8>, CheckpointError> {
-        self.run_with_index(&self.dir.join("index"), args, input)
+        let mut command = self.command(args);
+        pipe(&mut command, args, input, None)
     }
 
-    pub(super) fn run_with_index(
+    /// [`Self::run`] for a command whose exit status `ok_status` is not a
+    /// failure (`check-ignore` says "none of them" with 1).
+    pub(super) fn run_allowing_exit(
         &self,
-        index: &Path,
         args: &[&str],
         input: Option<&[u8]>,
+        ok_status: i32,
     ) -> Result<Vec<u8>, CheckpointError> {
+        let mut command = self.command(args);
+        // The one command that refuses literal pathspecs (its caller only
+        // passes plain names).
+        command.env_remove("GIT_LITERAL_PATHSPECS");
+        pipe(&mut command, args, input, Some(ok_status))
+    }
+
+    fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new(&self.program);
         command
             .env_clear()
             .envs(self.env.iter().map(|(name, value)| (name, value)))
             .env("GIT_DIR", &self.dir)
             .env("GIT_WORK_TREE", &self.root)
-            .env("GIT_INDEX_FILE", index)
+            .env("GIT_INDEX_FILE", self.dir.join("index"))
             .env("GIT_CONFIG_NOSYSTEM", "1")
             .env("GIT_CONFIG_GLOBAL", "/dev/null")
             .env("GIT_ATTR_NOSYSTEM", "1")
@@ -67,14 +78,20 @@ impl Git {
             command.args(["-c", setting]);
         }
         command.args(args);
-        pipe(&mut command, args, input)
+        command
     }
 }
+
+/// How long one git call may take. A `.gitignore` that is a FIFO makes git
+/// wait forever for a writer; past this the call is killed and the turn's
+/// commands are said not to be undoable.
+const GIT_TIMEOUT: Duration = Duration::from_secs(60);
 
 fn pipe(
     command: &mut Command,
     args: &[&str],
     input: Option<&[u8]>,
+    ok_status: Option<i32>,
 ) -> Result<Vec<u8>, CheckpointError> {
     let name = args.first().copied().unwrap_or("git").to_owned();
     let failed = |detail: String| CheckpointError::Git {
@@ -99,11 +116,30 @@ fn pipe(
             let _ = stdin.write_all(&bytes);
         });
     }
-    let out = child
-        .wait_with_output()
-        .map_err(|error| failed(error.to_string()))?;
-    if !out.status.success() {
-        let text = String::from_utf8_lossy(&out.stderr);
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let deadline = Instant::now() + GIT_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => {
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(failed(format!(
+                    "it took longer than {} s (is a .gitignore not a regular file?)",
+                    GIT_TIMEOUT.as_secs()
+                )));
+            }
+            Err(error) => return Err(failed(error.to_string())),
+        }
+    };
+    let stdout = stdout.join().unwrap_or_default();
+    let stderr = stderr.join().unwrap_or_default();
+    if !status.success() && (ok_status.is_none() || status.code() != ok_status) {
+        let text = String::from_utf8_lossy(&stderr);
         let first = text
             .lines()
             .find(|line| !line.trim().is_empty())
@@ -112,5 +148,16 @@ fn pipe(
             .to_owned();
         return Err(failed(first));
     }
-    Ok(out.stdout)
+    Ok(stdout)
+}
+
+/// Reads a child's stream to its end on a thread of its own.
+fn drain(stream: Option<impl Read + Send + 'static>) -> std::thread::JoinHandle<Vec<u8>> {
+    std::thread::spawn(move || {
+        let mut bytes = Vec::new();
+        if let Some(mut stream) = stream {
+            let _ = stream.read_to_end(&mut bytes);
+        }
+        bytes
+    })
 }

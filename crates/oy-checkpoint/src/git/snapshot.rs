@@ -34,8 +34,15 @@ pub(crate) struct Snapshot {
 impl Snapshot {
     /// Why `path`, which the tree does not hold, was there all the same.
     pub(crate) fn held_outside(&self, path: &str) -> Option<String> {
-        if let Some(why) = self.left_out.get(path) {
-            return Some(why.clone());
+        // A left-out directory (a nested repository) holds what is below it.
+        for (left, why) in &self.left_out {
+            if path == left
+                || path
+                    .strip_prefix(left.as_str())
+                    .is_some_and(|rest| rest.starts_with('/'))
+            {
+                return Some(why.clone());
+            }
         }
         self.ignored
             .iter()
@@ -59,8 +66,9 @@ enum Found {
 }
 
 impl Git {
-    /// Snapshots the working tree. `full` also lists ignored paths and
-    /// every file's permission bits (the "before" of a turn's commands).
+    /// Snapshots the working tree, with the ignored paths that are there.
+    /// `full` also lists every file's permission bits (the "before" of a
+    /// turn's commands).
     pub(crate) fn snapshot(&self, max_file: u64, full: bool) -> Result<Snapshot, CheckpointError> {
         let listed = self.run(
             &[
@@ -130,16 +138,26 @@ impl Git {
             left_out,
             ..Snapshot::default()
         };
+        snapshot.ignored = self.ignored()?;
         if full {
-            snapshot.ignored = self.ignored()?;
             snapshot.modes = self.modes(&mut parents)?;
         }
         Ok(snapshot)
     }
 
-    /// Ignored paths that are there now, directories not descended into.
+    /// Ignored paths that are there now. A directory git ignores as such
+    /// (`target/`) is one entry, not descended into; one that git lists
+    /// whole only because everything in it now is ignored (`logs/` with
+    /// `*.log`) is listed file by file, so a new file in it is never taken
+    /// for one that was there.
     fn ignored(&self) -> Result<Vec<String>, CheckpointError> {
-        let out = self.run(
+        let names = |out: Vec<u8>| -> Vec<String> {
+            out.split(|byte| *byte == 0)
+                .filter(|name| !name.is_empty())
+                .map(|name| String::from_utf8_lossy(name).into_owned())
+                .collect()
+        };
+        let listed = names(self.run(
             &[
                 "ls-files",
                 "-z",
@@ -149,12 +167,54 @@ impl Git {
                 "--directory",
             ],
             None,
-        )?;
-        Ok(out
-            .split(|byte| *byte == 0)
-            .filter(|name| !name.is_empty())
-            .map(|name| String::from_utf8_lossy(name).into_owned())
-            .collect())
+        )?);
+        let (dirs, mut ignored): (Vec<String>, Vec<String>) =
+            listed.into_iter().partition(|name| name.ends_with('/'));
+        if dirs.is_empty() {
+            return Ok(ignored);
+        }
+        // check-ignore reads its names as pathspecs (literal mode is not
+        // supported there): a name that could be read as magic or a glob
+        // is not asked, and is listed file by file instead.
+        let plain = |dir: &String| !dir.starts_with(':') && !dir.contains(['*', '?', '[', '\\']);
+        let mut asked = Vec::new();
+        for dir in dirs.iter().filter(|dir| plain(dir)) {
+            asked.extend_from_slice(dir.as_bytes());
+            asked.push(0);
+        }
+        let whole: std::collections::HashSet<String> = names(self.run_allowing_exit(
+            &["check-ignore", "-z", "--stdin", "--no-index"],
+            Some(&asked),
+            1,
+        )?)
+        .into_iter()
+        .collect();
+        for dir in dirs {
+            if whole.contains(&dir) {
+                ignored.push(dir);
+                continue;
+            }
+            let inside = names(self.run(
+                &[
+                    "ls-files",
+                    "-z",
+                    "--others",
+                    "--ignored",
+                    "--exclude-standard",
+                    "--",
+                    &dir,
+                ],
+                None,
+            )?);
+            if ignored.len() + inside.len() > MAX_PATHS {
+                // Too many to list: taken whole, as "there before".
+                ignored.push(dir);
+            } else {
+                ignored.extend(inside);
+            }
+        }
+        ignored.sort();
+        Ok(ignored)
     }
 
     /// The permission bits of every file in the index (a file's mode in a

@@ -318,11 +318,7 @@ fn undoing_several_turns_never_drops_an_edit_made_between_them() {
     let report = s.checkpoints.undo(&s.ws, 2, false).unwrap();
     assert!(!report.applied, "{report:?}");
     assert_eq!(report.conflicts.len(), 1, "{report:?}");
-    assert!(
-        report.conflicts[0]
-            .found
-            .contains("between turn 1 and turn 2")
-    );
+    assert!(report.conflicts[0].found.contains("before turn 2 began"));
     assert_eq!(s.read("notes.md").unwrap(), "rewritten\n");
     // One turn back is fine: the person's notes return.
     s.checkpoints.undo(&s.ws, 1, false).unwrap();
@@ -367,4 +363,139 @@ fn a_repository_with_no_tracked_file_still_snapshots() {
     );
     s.checkpoints.undo(&s.ws, 1, false).unwrap();
     assert!(!s.root().join("new.txt").exists());
+}
+
+#[test]
+fn a_nested_repository_whose_git_a_command_removed_keeps_its_files() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write("vendor/lib/code.py", "precious\n");
+    git(&s.root().join("vendor/lib"), &["init", "-q"]);
+    command_turn(&s, 1, |root| sh(root, "rm -rf vendor/lib/.git"));
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(
+        s.read("vendor/lib/code.py").unwrap(),
+        "precious\n",
+        "{report:?}"
+    );
+}
+
+#[test]
+fn files_a_command_makes_outside_the_snapshot_are_removed_or_named() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    command_turn(&s, 1, |root| {
+        // Too large to snapshot, and hidden by a .gitignore that ignores
+        // itself.
+        sh(root, "mkdir -p tests && truncate -s 17M tests/big.py");
+        std::fs::write(root.join("tests/.gitignore"), ".gitignore\nconftest.py\n").unwrap();
+        std::fs::write(root.join("tests/conftest.py"), "import os\n").unwrap();
+        sh(
+            root,
+            "mkdir -p new/repo && git -C new/repo init -q && echo x > new/repo/x.py",
+        );
+    });
+    let summary = s.checkpoints.turns().pop().unwrap();
+    assert!(
+        summary.not_kept.iter().any(|item| item.path == "new/repo"),
+        "{summary:?}"
+    );
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    for made in ["tests/big.py", "tests/.gitignore", "tests/conftest.py"] {
+        assert!(!s.root().join(made).exists(), "{made}: {report:?}");
+    }
+}
+
+#[test]
+fn a_new_file_in_a_directory_of_ignored_files_is_not_taken_for_an_old_one() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write(".gitignore", "target/\n*.log\n");
+    s.outside_write("logs/run.log", "log\n");
+    command_turn(&s, 1, |root| {
+        std::fs::write(root.join("logs/evil.py"), "import os\n").unwrap();
+    });
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert!(!s.root().join("logs/evil.py").exists(), "{report:?}");
+    assert_eq!(s.read("logs/run.log").unwrap(), "log\n");
+}
+
+#[test]
+fn a_link_leaving_the_root_never_hides_the_turns_other_changes() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write("x/f.txt", "tracked\n");
+    s.outside_write("z.txt", "z\n");
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().to_path_buf();
+    command_turn(&s, 1, move |root| {
+        std::fs::write(root.join("z.txt"), "evil\n").unwrap();
+        std::fs::write(root.join("zz_new.sh"), "new\n").unwrap();
+        std::fs::remove_dir_all(root.join("x")).unwrap();
+        std::os::unix::fs::symlink(&target, root.join("x")).unwrap();
+    });
+    assert!(s.checkpoints.diff(&s.ws).unwrap().contains("zz_new.sh"));
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(s.read("z.txt").unwrap(), "z\n", "{report:?}");
+    assert!(!s.root().join("zz_new.sh").exists());
+    // The link the command made is removed (never followed); what was
+    // beneath it is named, not put back through it.
+    assert!(!s.root().join("x").exists(), "{report:?}");
+    assert!(
+        report
+            .unrestorable
+            .iter()
+            .any(|item| item.path == "x/f.txt"),
+        "{report:?}"
+    );
+    assert!(outside.path().read_dir().unwrap().next().is_none());
+}
+
+#[test]
+fn too_many_changes_are_said_not_hidden() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    command_turn(&s, 1, |root| {
+        sh(root, "mkdir j && for i in $(seq 5001); do : > j/$i; done");
+    });
+    let unrecorded = s.checkpoints.unrecorded();
+    assert_eq!(unrecorded.len(), 1, "{unrecorded:?}");
+    assert!(unrecorded[0].contains("5001"), "{unrecorded:?}");
+}
+
+#[test]
+fn a_session_that_began_outside_git_never_snapshots_a_repository_made_later() {
+    if !have_git() {
+        return;
+    }
+    let s = Setup::new();
+    command_turn(&s, 1, |root| {
+        git(root, &["init", "-q"]);
+        std::fs::write(root.join(".git/info/exclude"), "*\n").unwrap();
+    });
+    let again = s.reopen();
+    again.begin_turn(2).unwrap();
+    again.before_command(&s.ws);
+    s.outside_write("evil.sh", "x\n");
+    let summary = again.end_turn(&s.ws).unwrap();
+    assert!(
+        matches!(
+            summary.commands,
+            Commands::Untracked {
+                outside_git: true,
+                ..
+            }
+        ),
+        "{summary:?}"
+    );
 }

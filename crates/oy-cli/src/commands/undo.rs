@@ -56,8 +56,14 @@ pub(crate) fn run(config: &Config, args: &UndoArgs) -> Result<Exit> {
 pub(crate) fn diff(config: &Config, args: &DiffArgs) -> Result<Exit> {
     let (workspace, checkpoints) = open(config, args.session.as_deref())?;
     let diff = checkpoints.diff(&workspace)?;
+    let unrecorded = checkpoints.unrecorded();
+    for turn in &unrecorded {
+        crate::report::hint(&format!("not in this diff: what the commands of {turn}"));
+    }
     if diff.is_empty() {
-        crate::report::hint("the session changed nothing that is still in the workspace");
+        if unrecorded.is_empty() {
+            crate::report::hint("the session changed nothing that is still in the workspace");
+        }
         return Ok(Exit::Ok);
     }
     write!(crate::stdout::lock(), "{}", shown_diff(&diff))?;
@@ -150,10 +156,22 @@ pub(crate) async fn chat_command(
         }
         ChatInput::Redo => agent.redo(false).await,
         _ => {
+            let unrecorded = agent
+                .tool_context()
+                .checkpoints()
+                .map(|checkpoints| checkpoints.unrecorded())
+                .unwrap_or_default();
+            for turn in &unrecorded {
+                say(&style.yellow(&format!(
+                    "not in this diff: what the commands of {}",
+                    crate::render::terminal_line(turn)
+                )));
+            }
             match agent.session_diff().await {
-                Ok(diff) if diff.is_empty() => {
+                Ok(diff) if diff.is_empty() && unrecorded.is_empty() => {
                     say("this session has changed nothing (that is still there)")
                 }
+                Ok(diff) if diff.is_empty() => {}
                 Ok(diff) => {
                     let _ = write!(crate::stdout::lock(), "{}", shown_diff(&diff));
                 }

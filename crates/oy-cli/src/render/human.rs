@@ -43,6 +43,8 @@ pub(crate) struct Human {
     /// The last thing shown was a note on stderr: the answer that follows
     /// gets a blank line to set it apart.
     after_note: bool,
+    /// Why commands' changes could not be kept, each said once.
+    commands_notes: HashSet<String>,
 }
 
 /// A call between its start and its end.
@@ -69,6 +71,7 @@ impl Human {
             turns: 0,
             session: TokenUsage::default(),
             after_note: false,
+            commands_notes: HashSet::new(),
         }
     }
 
@@ -220,11 +223,26 @@ impl Human {
                     (self.turns > 1).then_some(&self.session),
                 )));
             }
-            AgentEvent::Checkpoint { not_kept, .. } => {
-                // A kept turn needs no words, and what commands changed
-                // outside git is said by `oy undo` when it matters; a
-                // file too large to keep is said now, before anyone relies
-                // on undo for it.
+            AgentEvent::Checkpoint {
+                not_kept,
+                commands,
+                commands_note,
+                ..
+            } => {
+                // A kept turn needs no words, and that commands outside git
+                // cannot be undone is said by `oy undo` when it matters;
+                // what went wrong with a turn's checkpoint, and a file too
+                // large to keep, are said now, before anyone relies on undo
+                // for them (each reason once).
+                if commands == "not_undoable"
+                    && let Some(why) = commands_note
+                    && self.commands_notes.insert(why.clone())
+                {
+                    self.note(&style.yellow(&format!(
+                        "note: what this turn's commands changed cannot be undone: {}",
+                        terminal_safe(why)
+                    )));
+                }
                 for item in not_kept {
                     self.note(&style.yellow(&format!(
                         "note: {} cannot be undone: {}",

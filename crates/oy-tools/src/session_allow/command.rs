@@ -188,7 +188,10 @@ fn names_of(name: &str) -> impl Iterator<Item = &str> {
 }
 
 fn runs_its_arguments(name: &str) -> bool {
-    names_of(name).any(|name| NO_PREFIX.split_whitespace().any(|listed| listed == name))
+    // The dynamic loader runs whatever program it is given.
+    name.starts_with("ld-linux")
+        || name.starts_with("ld.so")
+        || names_of(name).any(|name| NO_PREFIX.split_whitespace().any(|listed| listed == name))
 }
 
 /// Programs for which no prefix is offered, whitespace-separated, a
@@ -198,7 +201,9 @@ fn runs_its_arguments(name: &str) -> bool {
 /// link over files; programs that run a command an option or their input
 /// names (`tar --to-command`, `zip -TT`, `rsync -e`, an editor's `-c`, a
 /// pager's `!`, `cmake -P`, a compiler's `-wrapper`, a client's shell
-/// escape), and container runners; shell builtins and reserved
+/// escape, `rg --pre`, `sort --compress-program`), wrappers that run a
+/// program (`fakeroot`, `ccache`, `eatmydata`, `sg`), and container
+/// runners; shell builtins and reserved
 /// words other than `echo`, `pwd`, `true`, `false` (several evaluate their
 /// arguments: `let`, `test -v`, `printf -v`, `trap`, `enable -f`).
 const NO_PREFIX: &str = "
@@ -214,6 +219,7 @@ const NO_PREFIX: &str = "
     tar gtar bsdtar zip unzip cpio less more most man info vi vim nvim view vimdiff ex ed
     emacs emacsclient nano cmake gcc g++ cc c++ clang clang++ ld socat nc ncat netcat telnet
     ftp openssl sqlite3 mysql psql tmux screen m4 docker podman kubectl
+    rg sort bat batcat delta fakeroot ccache eatmydata sg
     . : [ [[ alias bg bind break builtin caller cd command compgen complete compopt
     continue coproc declare dirs disown enable eval exec exit export fc fg function getopts
     hash help history jobs let local logout mapfile popd printf pushd read readarray
@@ -231,7 +237,22 @@ type Subcommands = (
 
 const SUBCOMMANDS: &[Subcommands] = &[
     ("cargo", &[], &[]),
-    ("git", &[], &[]),
+    (
+        "git",
+        &[],
+        &[
+            "grep",
+            "submodule",
+            "bisect",
+            "rebase",
+            "filter-branch",
+            "config",
+            "difftool",
+            "mergetool",
+            "daemon",
+            "shell",
+        ],
+    ),
     ("npm", &["run", "run-script", "exec", "x"], &[]),
     ("pnpm", &["run", "exec", "dlx"], &[]),
     ("yarn", &["run", "exec", "dlx"], &[]),
