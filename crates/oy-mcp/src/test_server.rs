@@ -37,6 +37,7 @@ struct State {
     options: Options,
     added: Mutex<Vec<String>>,
     cancelled: AtomicUsize,
+    http_requests: AtomicUsize,
     last_authorization: Mutex<Option<String>>,
 }
 
@@ -55,6 +56,11 @@ impl TestServer {
                 ..State::default()
             }),
         }
+    }
+
+    /// HTTP requests received so far (none: no client connected).
+    pub fn http_requests(&self) -> usize {
+        self.state.http_requests.load(Ordering::SeqCst)
     }
 
     fn tools(&self) -> Vec<Tool> {
@@ -265,7 +271,7 @@ impl TestServer {
     }
 
     /// Serves streamable HTTP at `/mcp` on `listener` until the task is
-    /// dropped.
+    /// dropped. Clone the server first to ask it questions later.
     pub async fn serve_http(self, listener: tokio::net::TcpListener) -> std::io::Result<()> {
         let state = Arc::clone(&self.state);
         let service = Arc::new(StreamableHttpService::new(

@@ -1,5 +1,7 @@
 //! `oy tools`: the specs the model would see in a mode, as JSON (or as the
-//! markdown reference in docs/tools.md).
+//! markdown reference in docs/tools.md, which holds oy's own tools only).
+//! With MCP servers configured, the JSON lists their tools too: the servers
+//! the mode would use are started for it.
 
 use std::fmt::Write as _;
 use std::io::Write;
@@ -15,7 +17,14 @@ use crate::json_text::json_text;
 use crate::render::{terminal_line, terminal_safe};
 
 pub(crate) fn run(config: &Config, args: &ToolsArgs) -> Result<Exit> {
-    let (registry, _) = crate::user_tools::registry_for(config)?;
+    let (mut registry, workspace) = crate::user_tools::registry_for(config)?;
+    if args.format == ToolsFormat::Json
+        && let Some(mcp) = crate::mcp::load(config, &workspace, registry.names(), false)?
+    {
+        let ctx = crate::mcp::context(config, std::sync::Arc::new(workspace));
+        registry.add_source(mcp);
+        crate::agent_setup::runtime()?.block_on(registry.refresh(&ctx));
+    }
     let text = match args.format {
         ToolsFormat::Json => json_specs(config, &registry.all_specs(), args.pretty)?,
         ToolsFormat::Markdown => markdown(&registry.all_specs()),
