@@ -206,9 +206,11 @@ pub(crate) fn edges_from_metadata(metadata: &serde_json::Value) -> Result<Edges>
         let deps = package["dependencies"]
             .as_array()
             .map(|deps| {
+                // A crate that names itself (a dev-dependency turning on its
+                // own test feature) adds no layer.
                 deps.iter()
                     .filter_map(|dep| dep["name"].as_str())
-                    .filter(|dep| members.contains(*dep))
+                    .filter(|dep| members.contains(*dep) && *dep != name)
                     .map(str::to_owned)
                     .collect()
             })

@@ -193,6 +193,15 @@ impl Agent {
                     ),
                 );
             }
+            // Tools that come and go (MCP servers): started on the first
+            // request that would offer them, re-listed when they changed.
+            if cancel
+                .run_until_cancelled(self.registry.refresh(&self.tools))
+                .await
+                .is_none()
+            {
+                return stop(outcome, TurnStop::Cancelled, CANCELLED);
+            }
             self.refresh_window();
             if self.budget.over(self.request_bytes()) && self.grew_since_compaction() {
                 self.compact_with(Trigger::Auto).await;

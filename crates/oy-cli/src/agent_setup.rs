@@ -1,5 +1,5 @@
 //! Building an `oy_agent::Agent` from the resolved config: the tool
-//! registry (with user tools), the terminal approver when a person can
+//! registry (with user tools and MCP servers), the terminal approver when a person can
 //! answer, the child environment, the cancellation token, the session
 //! store under the data directory, and a resumed session when asked.
 
@@ -61,6 +61,8 @@ pub(crate) struct Built {
     pub(crate) description: String,
     pub(crate) cancel: CancelToken,
     pub(crate) store: Arc<SessionStore>,
+    /// The session's MCP servers, when any is configured.
+    pub(crate) mcp: Option<Arc<oy_mcp::McpTools>>,
 }
 
 /// Builds the agent for `config` on `connected`.
@@ -71,7 +73,12 @@ pub(crate) fn build(
     resume: &Resume,
     max_turns: Option<u32>,
 ) -> Result<Built> {
-    let (registry, workspace) = crate::user_tools::registry_for(config)?;
+    let (mut registry, workspace) = crate::user_tools::registry_for(config)?;
+    // Servers start at the first request that offers their tools.
+    let mcp = crate::mcp::load(config, &workspace, registry.names(), false)?;
+    if let Some(mcp) = &mcp {
+        registry.add_source(Arc::clone(mcp) as Arc<dyn oy_tools::ToolSource>);
+    }
     let store = Arc::new(session_store(config)?);
     let root = workspace.root().display().to_string();
     let saved = match resume {
@@ -131,6 +138,7 @@ pub(crate) fn build(
         description,
         cancel,
         store,
+        mcp,
     })
 }
 

@@ -50,6 +50,7 @@ pub(crate) struct Common {
     pub(crate) env_allow: Vec<String>,
     pub(crate) trust_tools: bool,
     pub(crate) trust_prompts: bool,
+    pub(crate) trust_mcp: bool,
     pub(crate) model: Option<String>,
     pub(crate) provider: Option<String>,
     pub(crate) wire_api: Option<String>,
@@ -111,6 +112,16 @@ pub(crate) struct PromptTrustFlag {
     pub(crate) trust_prompts: bool,
 }
 
+/// `--trust-mcp`: commands that may start the workspace's MCP servers.
+#[derive(Debug, Args, Default)]
+pub(crate) struct McpTrustFlag {
+    /// Trust the workspace's .oy/mcp.toml (or .json) as it is now: its MCP
+    /// servers may start (remembered by its SHA-256; an edited file must be
+    /// trusted again).
+    #[arg(long = "trust-mcp")]
+    pub(crate) trust_mcp: bool,
+}
+
 /// `--model`, `--provider`, `--wire-api`: commands that talk to a model.
 #[derive(Debug, Args, Default)]
 pub(crate) struct ProviderFlags {
@@ -154,6 +165,11 @@ impl Common {
         self
     }
 
+    pub(crate) fn mcp(mut self, flag: &McpTrustFlag) -> Self {
+        self.trust_mcp = flag.trust_mcp;
+        self
+    }
+
     pub(crate) fn provider(mut self, flags: &ProviderFlags) -> Self {
         self.model.clone_from(&flags.model);
         self.provider.clone_from(&flags.provider);
@@ -177,6 +193,8 @@ pub(crate) struct AgentFlags {
     #[command(flatten)]
     pub(crate) prompts: PromptTrustFlag,
     #[command(flatten)]
+    pub(crate) mcp: McpTrustFlag,
+    #[command(flatten)]
     pub(crate) provider: ProviderFlags,
 }
 
@@ -188,6 +206,7 @@ impl AgentFlags {
             .commands(&self.commands)
             .trust(&self.trust)
             .prompts(&self.prompts)
+            .mcp(&self.mcp)
             .provider(&self.provider)
     }
 }
@@ -565,6 +584,63 @@ pub(crate) enum Command {
     /// Run a command under the sandbox a tool call gets (no command: show it).
     #[command(after_help = SANDBOX_NOTES)]
     Sandbox(SandboxArgs),
+    /// MCP servers: `list` their status, tools and cost; `tools NAME` in full.
+    #[command(after_help = MCP_NOTES)]
+    Mcp(McpArgs),
+}
+
+const MCP_NOTES: &str = "\
+Servers are `[mcp_servers.NAME]` tables in the global config, or in the
+workspace's .oy/mcp.toml once you trust it (docs/mcp.md). Listing starts
+every enabled server (stdio ones under the sandbox) and stops them again.
+
+Examples:
+  oy mcp list                 each server: status, tools, bytes added to every request
+  oy mcp tools docs           the tools of server `docs`, with their descriptions";
+
+/// Flags of `oy mcp`.
+#[derive(Debug, Args)]
+pub(crate) struct McpArgs {
+    #[command(subcommand)]
+    pub(crate) action: McpAction,
+}
+
+/// What `oy mcp` does.
+#[derive(Debug, Subcommand)]
+pub(crate) enum McpAction {
+    /// Every configured server: status, tools, and the bytes their schemas add to every request.
+    List(McpFlags),
+    /// One server's tools with their descriptions.
+    Tools {
+        /// The server's name (the NAME of `[mcp_servers.NAME]`).
+        name: String,
+        #[command(flatten)]
+        flags: McpFlags,
+    },
+}
+
+/// The flags both `oy mcp` actions take.
+#[derive(Debug, Args)]
+pub(crate) struct McpFlags {
+    #[command(flatten)]
+    pub(crate) root: RootFlag,
+    #[command(flatten)]
+    pub(crate) policy: PolicyFlags,
+    #[command(flatten)]
+    pub(crate) commands: CommandFlags,
+    #[command(flatten)]
+    pub(crate) mcp: McpTrustFlag,
+}
+
+impl McpArgs {
+    pub(crate) fn common(&self) -> Common {
+        let (McpAction::List(flags) | McpAction::Tools { flags, .. }) = &self.action;
+        Common::default()
+            .root(&flags.root)
+            .policy(&flags.policy)
+            .commands(&flags.commands)
+            .mcp(&flags.mcp)
+    }
 }
 
 const SANDBOX_NOTES: &str = "\
@@ -619,6 +695,8 @@ pub(crate) struct ToolsArgs {
     pub(crate) policy: PolicyFlags,
     #[command(flatten)]
     pub(crate) trust: TrustFlag,
+    #[command(flatten)]
+    pub(crate) mcp: McpTrustFlag,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

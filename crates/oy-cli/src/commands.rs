@@ -7,6 +7,7 @@ mod audit;
 pub(crate) mod chat;
 mod completions;
 mod doctor;
+mod mcp;
 mod model;
 mod resume;
 mod run;
@@ -64,11 +65,13 @@ pub(crate) fn run(cli: Cli) -> Result<Exit> {
             audit::run(&Config::resolve(&common)?, &args)
         }
         Some(Command::Completions(args)) => completions::run(&args),
+        Some(Command::Mcp(args)) => mcp::run(&Config::resolve(&args.common())?, &args),
         Some(Command::Tools(args)) => {
             let common = Common::default()
                 .root(&args.root)
                 .policy(&args.policy)
-                .trust(&args.trust);
+                .trust(&args.trust)
+                .mcp(&args.mcp);
             tools::run(&Config::resolve(&common)?, &args)
         }
         Some(Command::Tool(args)) => {

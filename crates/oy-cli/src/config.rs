@@ -35,6 +35,8 @@ pub struct Config {
     pub trust_workspace_tools: bool,
     /// `--trust-prompts`: approve the workspace's prompt files as they are.
     pub trust_workspace_prompts: bool,
+    /// `--trust-mcp`: approve the workspace's MCP server file as it is.
+    pub trust_workspace_mcp: bool,
     /// `--root` named the workspace (rather than the current directory).
     pub root_named: bool,
     /// The home directory (`HOME`), links resolved as a workspace root's
@@ -176,6 +178,7 @@ impl Config {
             sandbox: Arc::new(sandbox),
             trust_workspace_tools: common.trust_tools,
             trust_workspace_prompts: common.trust_prompts,
+            trust_workspace_mcp: common.trust_mcp,
             root_named: common.root.is_some(),
             home: lookup("HOME").map(|home| canonical(PathBuf::from(home))),
         };

@@ -14,6 +14,7 @@ mod config;
 mod exit;
 mod json_text;
 mod lone_word;
+mod mcp;
 mod mentions;
 mod private_dir;
 mod prompt_commands;

@@ -44,6 +44,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "redo",
     "diff",
     "permissions",
+    "mcp",
 ];
 
 /// Most skipped files named one by one; the rest are counted.

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use oy_boundary::{BoundaryError, Workspace};
+use oy_mcp::ServerConfig;
 use oy_provider::ProviderTable;
 use oy_tools::{Ceiling, Mode, Network, SandboxSetting};
 use serde::{Deserialize, Deserializer};
@@ -30,6 +31,7 @@ const TOP_KEYS: &[&str] = &[
     "sandbox",
     "sandbox_read",
     "providers",
+    "mcp_servers",
 ];
 
 /// The keys a workspace config may set: each can only make a run stricter.
@@ -64,6 +66,10 @@ pub struct GlobalFile {
     /// `[providers.NAME]` tables.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderTable>,
+    /// `[mcp_servers.NAME]` tables, as written (checked by
+    /// [`Settings::resolve`](crate::Settings::resolve)).
+    #[serde(default)]
+    pub mcp_servers: BTreeMap<String, ServerConfig>,
 }
 
 /// What a workspace config may say: the TOML shape of a [`Ceiling`].
@@ -90,6 +96,22 @@ pub fn parse_global(path: &Path, text: &str) -> Result<(GlobalFile, Vec<String>)
     for (key, value) in &table {
         if !TOP_KEYS.contains(&key.as_str()) {
             warnings.push(format!("unknown key `{key}` in {}", path.display()));
+        } else if key == "mcp_servers"
+            && let Some(servers) = value.as_table()
+        {
+            for (name, server) in servers {
+                let Some(server) = server.as_table() else {
+                    continue;
+                };
+                for key in server.keys() {
+                    if !ServerConfig::KEYS.contains(&key.as_str()) {
+                        warnings.push(format!(
+                            "unknown key `mcp_servers.{name}.{key}` in {}",
+                            path.display()
+                        ));
+                    }
+                }
+            }
         } else if key == "providers"
             && let Some(providers) = value.as_table()
         {

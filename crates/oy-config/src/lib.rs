@@ -11,7 +11,8 @@
 //! ([`load_prompt_commands`]: prompt files, their names, trust and
 //! `$ARGUMENTS` substitution), and
 //! [`Settings::connect_settings`], [`Settings::agent_options`],
-//! [`Settings::audit_window`] and [`Settings::sandbox_inputs`]; errors are
+//! [`Settings::audit_window`], [`Settings::sandbox_inputs`] and
+//! [`Settings::mcp_specs`] (the `[mcp_servers.NAME]` tables); errors are
 //! a typed [`ConfigError`].
 //!
 //! It must never: read environment variables, the terminal or a file

@@ -75,6 +75,9 @@ pub struct Settings {
     pub sandbox_read: Vec<String>,
     /// Provider-related environment.
     pub provider_env: ProviderEnv,
+    /// The global config's MCP servers that pass their checks, by name
+    /// (a table that does not is left out with a warning).
+    pub mcp_servers: Vec<(String, oy_mcp::ServerConfig)>,
 }
 
 impl Settings {
@@ -198,6 +201,13 @@ impl Settings {
             max_turns,
             ..
         } = privileges;
+        let mut mcp_servers = Vec::new();
+        for (name, server) in global.mcp_servers {
+            match server.check(&name) {
+                Ok(()) => mcp_servers.push((name, server)),
+                Err(error) => warnings.push(format!("ignoring it: {error} (in {config_source})")),
+            }
+        }
 
         Ok(Self {
             policy,
@@ -217,6 +227,7 @@ impl Settings {
             network_chosen: network.is_some(),
             sandbox,
             sandbox_read: global.sandbox_read,
+            mcp_servers,
         })
     }
 

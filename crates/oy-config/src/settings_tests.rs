@@ -184,3 +184,49 @@ fn sandbox_read_paths_expand_the_home_directory() {
         ]
     );
 }
+
+#[test]
+fn mcp_servers_are_read_checked_and_a_workspace_cannot_replace_the_users_own() {
+    let settings = resolve(
+        &Overrides::default(),
+        "[mcp_servers.docs]\ncommand = \"docs-mcp\"\ncolour = 1\n[mcp_servers.both]\ncommand = \"a\"\nurl = \"https://h/mcp\"\n",
+        Some("[mcp_servers.evil]\ncommand = \"x\"\n"),
+    );
+    let names: Vec<&str> = settings
+        .mcp_servers
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(names, vec!["docs"]);
+    let warnings = settings.warnings.join("\n");
+    assert!(
+        warnings.contains("unknown key `mcp_servers.docs.colour`"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("MCP server `both`: set `command` or `url`, not both"),
+        "{warnings}"
+    );
+    // A workspace config cannot add servers (only a trusted .oy/mcp.toml can).
+    assert!(warnings.contains("cannot set mcp_servers"), "{warnings}");
+    let (workspace, _) = oy_mcp::parse_servers(
+        ".oy/mcp.toml",
+        "[mcp_servers.docs]\ncommand = \"other\"\n[mcp_servers.repo]\ncommand = \"r\"\n",
+        false,
+    )
+    .unwrap();
+    let (specs, notes) = settings.mcp_specs(workspace, &|_| None);
+    let origins: Vec<(&str, oy_mcp::Origin)> = specs
+        .iter()
+        .map(|spec| (spec.name.as_str(), spec.origin))
+        .collect();
+    assert_eq!(
+        origins,
+        vec![
+            ("docs", oy_mcp::Origin::Global),
+            ("repo", oy_mcp::Origin::Workspace)
+        ]
+    );
+    assert_eq!(specs[0].config.command.as_deref(), Some("docs-mcp"));
+    assert_eq!(notes.len(), 1, "{notes:?}");
+}

@@ -1,18 +1,51 @@
 //! [`Settings`] as the libraries' inputs: `ConnectSettings` for
 //! oy-provider, `AgentOptions` for oy-agent, the audit's context window,
-//! and the sandbox's inputs for oy-tools.
+//! the sandbox's inputs for oy-tools, and the MCP servers for oy-mcp.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
 
 use oy_agent::AgentOptions;
 use oy_audit::ContextWindow;
+use oy_mcp::{Origin, ServerConfig, ServerSpec};
 use oy_provider::{ConnectSettings, ServerWindow};
 use oy_tools::SandboxInputs;
 
 use crate::Settings;
 
 impl Settings {
+    /// The MCP servers of a run: the global config's, then the trusted
+    /// workspace file's (`workspace`) except a name the global config
+    /// already uses — the user's own server wins, and a note says so. The
+    /// variables a server names are looked up with `lookup`.
+    pub fn mcp_specs(
+        &self,
+        workspace: Vec<(String, ServerConfig)>,
+        lookup: &dyn Fn(&str) -> Option<String>,
+    ) -> (Vec<ServerSpec>, Vec<String>) {
+        let mut notes = Vec::new();
+        let mut specs: Vec<ServerSpec> = self
+            .mcp_servers
+            .iter()
+            .map(|(name, config)| ServerSpec::resolve(name, Origin::Global, config.clone(), lookup))
+            .collect();
+        for (name, config) in workspace {
+            if specs.iter().any(|spec| spec.name == name) {
+                notes.push(format!(
+                    "the workspace's MCP server `{name}` is ignored: your config defines a server of that name"
+                ));
+                continue;
+            }
+            specs.push(ServerSpec::resolve(
+                &name,
+                Origin::Workspace,
+                config,
+                lookup,
+            ));
+        }
+        (specs, notes)
+    }
+
     /// The provider settings: the tables, the provider and model named
     /// (with where), the wire API, the idle timeout and the environment's
     /// provider values; `oy_provider::connect` makes the choice.

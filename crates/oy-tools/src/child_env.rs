@@ -169,6 +169,21 @@ impl ChildEnv {
             .map(|(_, value)| value.as_os_str())
     }
 
+    /// This environment plus `extra`, which a person set explicitly (an
+    /// MCP server's `env` table): they pass unfiltered and replace a kept
+    /// variable of the same name.
+    pub fn with_vars(&self, extra: impl IntoIterator<Item = (OsString, OsString)>) -> Self {
+        let mut vars = self.vars().to_vec();
+        for (name, value) in extra {
+            vars.retain(|(kept, _)| *kept != name);
+            vars.push((name, value));
+        }
+        Self::ready(Filtered {
+            vars,
+            removed: self.removed().to_vec(),
+        })
+    }
+
     /// Replaces a command's environment with this one.
     pub fn apply(&self, command: &mut std::process::Command) {
         command.env_clear();

@@ -1,7 +1,12 @@
 //! The `Tool` trait and the `Registry` that runs a call end to end: look
 //! up, check the mode offers it, parse, run (the tool calls `authorize`
 //! before any side effect), cap the output, record the outcome, emit events.
+//! Besides its fixed tools it asks its [`ToolSource`]s (MCP servers) for
+//! the tools they offer now.
 
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
 use std::time::Instant;
 
 use serde_json::Value;
@@ -29,15 +34,35 @@ pub trait Tool: Send + Sync {
     fn run(&self, call: &Invocation<'_>, args: &Value) -> Result<ToolOutput, ToolError>;
 }
 
+/// Tools that come and go while a session runs (an MCP server's): the
+/// registry asks for the current set whenever it lists or looks up tools.
+/// Implemented by a higher layer (`oy-mcp`).
+pub trait ToolSource: Send + Sync {
+    /// Brings the set up to date before a model request: starts what the
+    /// policy of `ctx` would offer and was not started, lists again what
+    /// changed. Never fails: a source reports its own trouble, and a tool
+    /// it cannot offer is simply not in [`Self::tools`].
+    fn refresh<'a>(&'a self, ctx: &'a ToolContext)
+    -> Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
+
+    /// The tools offered now, in order.
+    fn tools(&self) -> Vec<Arc<dyn Tool>>;
+}
+
 /// The set of tools, in the order the model sees them.
 pub struct Registry {
-    tools: Vec<Box<dyn Tool>>,
+    tools: Vec<Arc<dyn Tool>>,
+    sources: Vec<Arc<dyn ToolSource>>,
 }
 
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(self.tools.iter().map(|tool| &*tool.spec().name))
+            .entries(
+                self.current()
+                    .iter()
+                    .map(|tool| tool.spec().name.to_string()),
+            )
             .finish()
     }
 }
@@ -45,16 +70,44 @@ impl std::fmt::Debug for Registry {
 impl Registry {
     /// A registry holding exactly `tools`.
     pub fn new(tools: Vec<Box<dyn Tool>>) -> Self {
-        Self { tools }
+        Self {
+            tools: tools.into_iter().map(Arc::from).collect(),
+            sources: Vec::new(),
+        }
     }
 
     /// Adds a tool at the end (user tools from `tools.json`). The caller
     /// checks for name clashes first ([`crate::parse_manifest`] does).
     pub fn push(&mut self, tool: Box<dyn Tool>) {
-        self.tools.push(tool);
+        self.tools.push(Arc::from(tool));
     }
 
-    /// The names of every tool, for clash checks.
+    /// Adds a source whose tools follow the fixed ones. The source refuses
+    /// a name that [`Self::names`] holds.
+    pub fn add_source(&mut self, source: Arc<dyn ToolSource>) {
+        self.sources.push(source);
+    }
+
+    /// Brings every source up to date (see [`ToolSource::refresh`]); the
+    /// agent calls it before each model request. Nothing to do without
+    /// sources.
+    pub async fn refresh(&self, ctx: &ToolContext) {
+        for source in &self.sources {
+            source.refresh(ctx).await;
+        }
+    }
+
+    /// The fixed tools, then each source's current ones.
+    fn current(&self) -> Vec<Arc<dyn Tool>> {
+        let mut tools = self.tools.clone();
+        for source in &self.sources {
+            tools.extend(source.tools());
+        }
+        tools
+    }
+
+    /// The names of the fixed tools (built-in and `tools.json`), for clash
+    /// checks.
     pub fn names(&self) -> std::collections::BTreeSet<String> {
         self.tools
             .iter()
@@ -63,25 +116,33 @@ impl Registry {
     }
 
     /// Every tool, whatever the policy.
-    pub fn all_specs(&self) -> Vec<&ToolSpec> {
-        self.tools.iter().map(|tool| tool.spec()).collect()
+    pub fn all_specs(&self) -> Vec<ToolSpec> {
+        self.current()
+            .iter()
+            .map(|tool| tool.spec().clone())
+            .collect()
     }
 
     /// The tools the context's policy offers to the model.
-    pub fn specs(&self, ctx: &ToolContext) -> Vec<&ToolSpec> {
-        self.tools
+    pub fn specs(&self, ctx: &ToolContext) -> Vec<ToolSpec> {
+        let policy = ctx.policy();
+        self.current()
             .iter()
             .map(|tool| tool.spec())
-            .filter(|spec| ctx.policy().offers(spec.effect))
+            .filter(|spec| policy.offers(spec.effect))
+            .cloned()
             .collect()
     }
 
     /// The tool named `name`, if any.
-    pub fn get(&self, name: &str) -> Option<&dyn Tool> {
-        self.tools
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        if let Some(tool) = self.tools.iter().find(|tool| tool.spec().name == name) {
+            return Some(Arc::clone(tool));
+        }
+        self.sources
             .iter()
+            .flat_map(|source| source.tools())
             .find(|tool| tool.spec().name == name)
-            .map(AsRef::as_ref)
     }
 
     /// Runs a call whose arguments arrive as raw text (as a model sends
@@ -99,7 +160,7 @@ impl Registry {
         self.reported(ctx, call_id, name, raw_args.to_owned(), || {
             let tool = self.lookup(ctx, name)?;
             let args = parse_json(name, raw_args, tool.example())?;
-            Ok(self.run(ctx, call_id, tool, &args))
+            Ok(self.run(ctx, call_id, &*tool, &args))
         })
     }
 
@@ -116,7 +177,7 @@ impl Registry {
         let tool = self.lookup(ctx, name)?;
         let args = parse_json(name, raw_args, tool.example())?;
         Ok(self.reported(ctx, call_id, name, raw_args.to_owned(), || {
-            Ok(self.run(ctx, call_id, tool, &args))
+            Ok(self.run(ctx, call_id, &*tool, &args))
         }))
     }
 
@@ -124,7 +185,7 @@ impl Registry {
     /// [`Self::invoke_raw`].
     pub fn invoke(&self, ctx: &ToolContext, call_id: &str, name: &str, args: &Value) -> ToolOutput {
         self.reported(ctx, call_id, name, args.to_string(), || {
-            Ok(self.run(ctx, call_id, self.lookup(ctx, name)?, args))
+            Ok(self.run(ctx, call_id, &*self.lookup(ctx, name)?, args))
         })
     }
 
@@ -192,7 +253,7 @@ impl Registry {
         output
     }
 
-    fn lookup(&self, ctx: &ToolContext, name: &str) -> Result<&dyn Tool, ToolError> {
+    fn lookup(&self, ctx: &ToolContext, name: &str) -> Result<Arc<dyn Tool>, ToolError> {
         let offered = || {
             self.specs(ctx)
                 .iter()

@@ -89,7 +89,8 @@ impl ToolSpec {
 /// `additionalProperties: false`; and says everything in the portable
 /// subset local servers' grammar and template engines handle
 /// (`docs/tools.md`, "Schemas"): a `oneOf` of constants becomes an `enum`.
-fn compact_schema(mut schema: Value) -> Value {
+/// Public for tools whose schemas come from elsewhere (an MCP server's).
+pub fn compact_schema(mut schema: Value) -> Value {
     fn walk(value: &mut Value) {
         match value {
             Value::Object(map) => {

@@ -40,6 +40,7 @@ Type a task and press Enter; end a line with \\ to continue it on the next.
   /clear             start the conversation afresh (the saved history keeps it)
                      and forget what was allowed for the session
   /permissions       what `a` answers allowed for this session
+  /mcp               MCP servers: status, tools, bytes their schemas add per request
   /save              save the session now (it is also saved after every turn)
   /resume [ID]       continue a saved session (no ID: pick one of this workspace's)
   /sessions          list this workspace's saved sessions
@@ -69,6 +70,7 @@ pub(crate) enum ChatInput {
     Redo,
     Diff,
     Permissions,
+    Mcp,
     Save,
     Sessions,
     Todo,
@@ -115,6 +117,7 @@ pub(crate) fn parse_input(line: &str) -> ChatInput {
         "diff" => ChatInput::Diff,
         "clear" => ChatInput::Clear,
         "permissions" => ChatInput::Permissions,
+        "mcp" => ChatInput::Mcp,
         "save" => ChatInput::Save,
         "sessions" => ChatInput::Sessions,
         "todo" | "todos" => ChatInput::Todo,
@@ -191,6 +194,13 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
                 }
                 ChatInput::Unknown(message) => {
                     say_styled(|text| style.yellow(text), &message);
+                    continue;
+                }
+                ChatInput::Mcp => {
+                    match &built.mcp {
+                        Some(mcp) => say(crate::mcp::render(&mcp.report(), false).trim_end()),
+                        None => say("no MCP servers are configured (docs/mcp.md)"),
+                    }
                     continue;
                 }
                 ChatInput::Turn(text) => match prepare(&built.agent, &text, style).await {

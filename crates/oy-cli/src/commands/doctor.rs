@@ -64,6 +64,7 @@ pub(crate) fn run(common: &Common) -> Result<Exit> {
         .enable_all()
         .build()?;
     runtime.block_on(provider(config, &mut report));
+    runtime.block_on(mcp_servers(config, &mut report));
     let mut stdout = crate::stdout::lock();
     stdout.write_all(report.text.as_bytes())?;
     if report.blocked {
@@ -72,6 +73,45 @@ pub(crate) fn run(common: &Common) -> Result<Exit> {
     } else {
         writeln!(stdout, "\nresult: ready")?;
         Ok(Exit::Ok)
+    }
+}
+
+/// Starts each configured MCP server once, as a session would, and says
+/// how it went. A server that fails does not block a run: its tools are
+/// left out.
+async fn mcp_servers(config: &Config, report: &mut Report) {
+    let Ok(workspace) = Workspace::open(&config.root) else {
+        return;
+    };
+    let reserved = oy_tools::default_registry().names();
+    let mcp = match crate::mcp::load(config, &workspace, reserved, true) {
+        Ok(Some(mcp)) => mcp,
+        Ok(None) => return,
+        Err(error) => {
+            report.line("mcp servers", format!("PROBLEM: {error:#}"));
+            return;
+        }
+    };
+    let ctx = crate::mcp::context(config, std::sync::Arc::new(workspace));
+    mcp.start_all(&ctx).await;
+    for server in mcp.report() {
+        let label = format!("mcp {}", server.name);
+        match &server.status {
+            oy_mcp::ServerStatus::Ready => report.line(
+                &label,
+                format!(
+                    "ready, {} tools, {} bytes in every request",
+                    server.tools.len(),
+                    server.request_bytes()
+                ),
+            ),
+            oy_mcp::ServerStatus::Disabled => report.line(&label, "disabled"),
+            oy_mcp::ServerStatus::Failed(why) => {
+                report.line(&label, format!("PROBLEM: {why}"));
+                report.hint("its tools are left out of runs; `oy mcp list` shows every server");
+            }
+            _ => report.line(&label, "not started"),
+        }
     }
 }
 

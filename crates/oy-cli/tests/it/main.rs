@@ -27,6 +27,7 @@ mod cli_did_you_mean;
 mod cli_doctor;
 mod cli_errors;
 mod cli_help;
+mod cli_mcp;
 mod cli_mentions;
 mod cli_model;
 mod cli_pipes;

@@ -67,11 +67,11 @@ fn modes_parse_from_names_and_aliases() {
     assert!(error.contains("accept-edits|edit"), "{error}");
 }
 
-fn offered(env: &Env) -> Vec<&str> {
+fn offered(env: &Env) -> Vec<String> {
     env.registry
         .specs(&env.ctx)
         .into_iter()
-        .map(|spec| spec.name.as_ref())
+        .map(|spec| spec.name.into_owned())
         .collect()
 }
 
@@ -81,14 +81,20 @@ fn plan_mode_offers_only_reading_tools() {
     let names = offered(&env);
     for name in ["write", "replace", "move", "remove"] {
         assert!(
-            !names.contains(&name),
+            !names.iter().any(|offered| offered == name),
             "{name} offered in plan mode: {names:?}"
         );
     }
     for name in ["list", "read", "sloc", "todo"] {
-        assert!(names.contains(&name), "{name} missing: {names:?}");
+        assert!(
+            names.iter().any(|offered| offered == name),
+            "{name} missing: {names:?}"
+        );
     }
-    assert!(!names.contains(&"ask"), "ask needs an interactive user");
+    assert!(
+        !names.iter().any(|offered| offered == "ask"),
+        "ask needs an interactive user"
+    );
 }
 
 #[test]

@@ -29,6 +29,7 @@ pub(super) const COMMANDS: &[&str] = &[
     "diff",
     "help",
     "init",
+    "mcp",
     "mode",
     "model",
     "permissions",
