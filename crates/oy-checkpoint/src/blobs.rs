@@ -1,18 +1,30 @@
 //! The checkpoint directory: content-addressed blobs (`blobs/ab/cdef…`,
-//! named by SHA-256, 0600) and the index, both written through
-//! `oy-boundary` into a directory the frontend created private.
+//! named by SHA-256, 0600), the index (`index.json`) and one record per
+//! turn (`turns/N.json`), all written through `oy-boundary` into a
+//! directory the frontend created private.
 
 use oy_boundary::{BoundaryError, Workspace};
 use sha2::{Digest, Sha256};
 
 use crate::error::CheckpointError;
-use crate::index::{INDEX_VERSION, Index};
+use std::collections::HashMap;
+use std::hash::{Hash as _, Hasher as _};
+
+use serde::{Deserialize, Serialize};
+
+use crate::index::{INDEX_VERSION, Index, RedoRecord, TurnRecord};
 
 /// The index's file name in the checkpoint directory.
 const INDEX_FILE: &str = "index.json";
 
-/// The largest index read back (far above any real session's).
+/// The directory of the turns' records.
+const TURNS_DIR: &str = "turns";
+
+/// The largest index read back (an old format's, with every turn inline).
 const MAX_INDEX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The largest record of one turn, written or read.
+const MAX_TURN_BYTES: u64 = 64 * 1024 * 1024;
 
 /// The lowercase hex SHA-256 of `bytes`.
 pub(crate) fn digest_of(bytes: &[u8]) -> String {
@@ -91,7 +103,11 @@ impl Store {
         Ok(bytes)
     }
 
-    /// The index, or an empty one when there is none yet.
+    /// The index, or an empty one when there is none yet. Each turn's
+    /// record is a file of its own (`turns/N.json`); one that cannot be
+    /// read is left out and named in `Index::unreadable`, so one damaged
+    /// or oversized turn never costs the others their undo. An index of
+    /// format 1 or 2 (every turn inline) is read as it is.
     pub(crate) fn load_index(&self) -> Result<Index, CheckpointError> {
         let path = self.dir.path(INDEX_FILE)?;
         let text = match self.dir.read_text(&path, MAX_INDEX_BYTES) {
@@ -99,23 +115,114 @@ impl Store {
             Err(BoundaryError::NotFound { .. }) => return Ok(Index::default()),
             Err(error) => return Err(error.into()),
         };
-        let index: Index = serde_json::from_str(&text)
+        let header: Header = serde_json::from_str(&text)
             .map_err(|error| CheckpointError::damaged(format!("{INDEX_FILE}: {error}")))?;
-        if index.version > INDEX_VERSION {
+        if header.version > INDEX_VERSION {
             return Err(CheckpointError::damaged(format!(
                 "{INDEX_FILE} was written by a newer oy (format {})",
-                index.version
+                header.version
             )));
+        }
+        let mut index = Index {
+            version: INDEX_VERSION,
+            turns: header.turns,
+            redo: header.redo,
+            seq: header.seq,
+            kept_bytes: header.kept_bytes,
+            outside_git: header.outside_git,
+            unreadable: Vec::new(),
+        };
+        for turn in header.turn_files {
+            match self.load_turn(turn) {
+                Ok(record) => index.turns.push(record),
+                Err(error) => index.unreadable.push((turn, error.to_string())),
+            }
         }
         Ok(index)
     }
 
-    /// Writes the index atomically, 0600.
-    pub(crate) fn save_index(&self, index: &Index) -> Result<(), CheckpointError> {
-        let text = serde_json::to_string(index)
+    fn turn_path(&self, turn: u64) -> Result<oy_boundary::WorkspacePath, CheckpointError> {
+        Ok(self.dir.path(format!("{TURNS_DIR}/{turn}.json"))?)
+    }
+
+    fn load_turn(&self, turn: u64) -> Result<TurnRecord, CheckpointError> {
+        let text = self.dir.read_text(&self.turn_path(turn)?, MAX_TURN_BYTES)?;
+        let record: TurnRecord = serde_json::from_str(&text)
+            .map_err(|error| CheckpointError::damaged(format!("turn {turn}: {error}")))?;
+        if record.turn != turn {
+            return Err(CheckpointError::damaged(format!(
+                "turns/{turn}.json holds turn {}",
+                record.turn
+            )));
+        }
+        Ok(record)
+    }
+
+    /// Writes the index's header and the records of `turns` (positions in
+    /// `index.turns`) whose text changed since `written` saw them, each
+    /// atomically, 0600. A record over the per-turn bound is refused: the
+    /// change it was for does not happen.
+    pub(crate) fn save_index(
+        &self,
+        index: &Index,
+        turns: &[usize],
+        written: &mut HashMap<u64, u64>,
+    ) -> Result<(), CheckpointError> {
+        self.ensure_dir(TURNS_DIR)?;
+        for &at in turns {
+            let Some(record) = index.turns.get(at) else {
+                continue;
+            };
+            let text = serde_json::to_string(record)
+                .map_err(|error| CheckpointError::damaged(format!("cannot encode: {error}")))?;
+            if text.len() as u64 > MAX_TURN_BYTES {
+                return Err(CheckpointError::SessionFull {
+                    limit: MAX_TURN_BYTES,
+                });
+            }
+            let mut hasher = std::collections::hash_map::DefaultHasher::new();
+            text.hash(&mut hasher);
+            let hash = hasher.finish();
+            if written.get(&record.turn) == Some(&hash) {
+                continue;
+            }
+            self.dir
+                .write_private(&self.turn_path(record.turn)?, text.as_bytes())?;
+            written.insert(record.turn, hash);
+        }
+        let header = Header {
+            version: INDEX_VERSION,
+            turns: Vec::new(),
+            turn_files: index.turns.iter().map(|record| record.turn).collect(),
+            redo: index.redo.clone(),
+            seq: index.seq,
+            kept_bytes: index.kept_bytes,
+            outside_git: index.outside_git,
+        };
+        let text = serde_json::to_string(&header)
             .map_err(|error| CheckpointError::damaged(format!("cannot encode: {error}")))?;
         let path = self.dir.path(INDEX_FILE)?;
         self.dir.write_private(&path, text.as_bytes())?;
         Ok(())
     }
+}
+
+/// `index.json`: what the session's checkpoints hold, without the turns'
+/// records (each in `turns/N.json`).
+#[derive(Debug, Serialize, Deserialize)]
+struct Header {
+    version: u32,
+    /// Formats 1 and 2 kept every record here.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    turns: Vec<TurnRecord>,
+    #[serde(default)]
+    turn_files: Vec<u64>,
+    #[serde(default)]
+    redo: Option<RedoRecord>,
+    #[serde(default)]
+    seq: u64,
+    #[serde(default)]
+    kept_bytes: u64,
+    #[serde(default)]
+    outside_git: bool,
 }

@@ -66,6 +66,9 @@ pub(crate) struct Inner {
     git: Option<Result<Git, NoSnapshots>>,
     /// The open turn's snapshot before its first command.
     pub(crate) before: Option<Snapshot>,
+    /// A digest of each turn record as last written (unchanged ones are
+    /// not written again).
+    written: std::collections::HashMap<u64, u64>,
     /// The open turn's position in `index.turns`.
     current: Option<usize>,
     /// Paths of the open turn whose new state is still to be recorded
@@ -88,6 +91,7 @@ impl Checkpoints {
                 git_env: Vec::new(),
                 git: None,
                 before: None,
+                written: std::collections::HashMap::new(),
                 current: None,
                 dirty: BTreeMap::new(),
             }),
@@ -128,7 +132,7 @@ impl Checkpoints {
         inner.current = Some(inner.index.turns.len() - 1);
         inner.dirty.clear();
         inner.before = None;
-        inner.save()?;
+        inner.save_all()?;
         Ok(turn)
     }
 
@@ -240,7 +244,7 @@ impl Checkpoints {
             };
         }
         inner.index.turns[at].state = TurnState::Closed;
-        let _ = inner.save();
+        let _ = inner.save_turn(at);
         Some(inner.index.turns[at].summary())
     }
 
@@ -256,8 +260,23 @@ impl Checkpoints {
 }
 
 impl Inner {
-    pub(crate) fn save(&self) -> Result<(), CheckpointError> {
-        self.store.save_index(&self.index)
+    /// Saves the open turn's record and the header.
+    pub(crate) fn save(&mut self) -> Result<(), CheckpointError> {
+        let turns: Vec<usize> = self.current.into_iter().collect();
+        self.store
+            .save_index(&self.index, &turns, &mut self.written)
+    }
+
+    /// Saves the record of the turn at `at` and the header.
+    pub(crate) fn save_turn(&mut self, at: usize) -> Result<(), CheckpointError> {
+        self.store.save_index(&self.index, &[at], &mut self.written)
+    }
+
+    /// Saves every turn's record that changed, and the header.
+    pub(crate) fn save_all(&mut self) -> Result<(), CheckpointError> {
+        let turns: Vec<usize> = (0..self.index.turns.len()).collect();
+        self.store
+            .save_index(&self.index, &turns, &mut self.written)
     }
 
     /// The private git directory, made once per process — never in a

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 /// The index format this build writes and reads.
-pub(crate) const INDEX_VERSION: u32 = 2;
+pub(crate) const INDEX_VERSION: u32 = 3;
 
 /// What was at a path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -252,6 +252,9 @@ pub(crate) struct Index {
     /// makes a repository later (whose excludes it would have written).
     #[serde(default)]
     pub(crate) outside_git: bool,
+    /// Turns whose record could not be read back, with why.
+    #[serde(skip)]
+    pub(crate) unreadable: Vec<(u64, String)>,
 }
 
 impl Default for Index {
@@ -263,6 +266,7 @@ impl Default for Index {
             seq: 0,
             kept_bytes: 0,
             outside_git: false,
+            unreadable: Vec::new(),
         }
     }
 }

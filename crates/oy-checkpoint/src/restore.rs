@@ -101,7 +101,7 @@ impl Checkpoints {
             inner.index.redo = Some(RedoRecord {
                 turns: report.turns.clone(),
             });
-            inner.save()?;
+            inner.save_all()?;
         }
         Ok(report)
     }
@@ -129,7 +129,7 @@ impl Checkpoints {
                 inner.index.turns[at].state = TurnState::Closed;
             }
             inner.index.redo = None;
-            inner.save()?;
+            inner.save_all()?;
         }
         Ok(report)
     }

@@ -57,11 +57,17 @@ impl Checkpoints {
 
 impl Checkpoints {
     /// The turns (not undone) whose commands' changes were not recorded,
-    /// with why (`turn 3: …`): what [`Self::diff`] cannot show. Turns
+    /// and those whose record could not be read back, with why (`turn 3:
+    /// …`): what [`Self::diff`] cannot show. Turns
     /// outside git are not listed (that is the workspace's nature, not a
     /// failure).
     pub fn unrecorded(&self) -> Vec<String> {
-        self.lock()
+        let inner = self.lock();
+        let unreadable =
+            inner.index.unreadable.iter().map(|(turn, why)| {
+                format!("turn {turn}: its checkpoint could not be read ({why})")
+            });
+        inner
             .index
             .turns
             .iter()
@@ -73,6 +79,7 @@ impl Checkpoints {
                 } => Some(format!("turn {}: {why}", record.turn)),
                 _ => None,
             })
+            .chain(unreadable)
             .collect()
     }
 }

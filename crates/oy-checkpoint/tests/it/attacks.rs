@@ -499,3 +499,49 @@ fn a_session_that_began_outside_git_never_snapshots_a_repository_made_later() {
         "{summary:?}"
     );
 }
+
+#[test]
+fn one_unreadable_turn_never_costs_the_others_their_undo() {
+    let s = Setup::new();
+    s.checkpoints.begin_turn(1).unwrap();
+    s.write("keep.txt", "turn one\n");
+    s.checkpoints.end_turn(&s.ws).unwrap();
+    s.checkpoints.begin_turn(2).unwrap();
+    s.write("other.txt", "turn two\n");
+    s.checkpoints.end_turn(&s.ws).unwrap();
+    // Turn 2's record is damaged (or was too large to read back).
+    std::fs::write(s.dir.path().join("cp/turns/2.json"), "{").unwrap();
+    let again = s.reopen();
+    let unrecorded = again.unrecorded();
+    assert!(
+        unrecorded.iter().any(|line| line.starts_with("turn 2:")),
+        "{unrecorded:?}"
+    );
+    let report = again.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(report.turns, vec![1], "{report:?}");
+    assert!(!s.root().join("keep.txt").exists());
+    assert_eq!(s.read("other.txt").unwrap(), "turn two\n");
+}
+
+#[test]
+fn an_index_of_the_earlier_format_with_every_turn_inline_is_read() {
+    let s = Setup::new();
+    s.outside_write("a.txt", "old\n");
+    s.checkpoints.begin_turn(1).unwrap();
+    s.write("a.txt", "new\n");
+    s.checkpoints.end_turn(&s.ws).unwrap();
+    let cp = s.dir.path().join("cp");
+    let record = std::fs::read_to_string(cp.join("turns/1.json")).unwrap();
+    std::fs::remove_dir_all(cp.join("turns")).unwrap();
+    let header: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(cp.join("index.json")).unwrap()).unwrap();
+    let old = serde_json::json!({
+        "version": 2,
+        "turns": [serde_json::from_str::<serde_json::Value>(&record).unwrap()],
+        "seq": header["seq"],
+        "kept_bytes": header["kept_bytes"],
+    });
+    std::fs::write(cp.join("index.json"), old.to_string()).unwrap();
+    s.reopen().undo(&s.ws, 1, false).unwrap();
+    assert_eq!(s.read("a.txt").unwrap(), "old\n");
+}
