@@ -142,9 +142,11 @@ impl Config {
         overrides.network.clone_from(&common.network);
         overrides.sandbox.clone_from(&common.sandbox);
         overrides.wire_api.clone_from(&common.wire_api);
-        overrides.model = (common.model.clone()).map(|id| Sourced::new(id, "--model/OY_MODEL"));
+        // An empty `--model ""` or `OY_MODEL=` is no choice at all.
+        let given = |value: &Option<String>| value.clone().filter(|text| !text.trim().is_empty());
+        overrides.model = given(&common.model).map(|id| Sourced::new(id, "--model/OY_MODEL"));
         overrides.provider =
-            (common.provider.clone()).map(|name| Sourced::new(name, "--provider/OY_PROVIDER"));
+            given(&common.provider).map(|name| Sourced::new(name, "--provider/OY_PROVIDER"));
         let terminals = std::io::stdin().is_terminal() && std::io::stderr().is_terminal();
         let interactive = oy_config::is_interactive(lookup, terminals);
         let resolve = |global: Option<String>| {

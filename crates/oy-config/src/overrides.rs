@@ -32,7 +32,13 @@ impl Overrides {
     /// `lookup`. An embedding program that wants `oy`'s configuration
     /// starts here.
     pub fn from_env(lookup: impl Fn(&str) -> Option<OsString>) -> Self {
-        let text = |name: &str| lookup(name).and_then(|value| value.into_string().ok());
+        // An empty variable is an unset one (`OY_MODEL= oy …`), as in a
+        // shell's `${OY_MODEL:-default}`.
+        let text = |name: &str| {
+            lookup(name)
+                .and_then(|value| value.into_string().ok())
+                .filter(|value| !value.trim().is_empty())
+        };
         Self {
             mode: text("OY_MODE"),
             network: None,
@@ -72,5 +78,12 @@ mod tests {
             Overrides::from_env(|name: &str| (name == "OY_MODEL").then(|| OsString::from("m1")));
         assert_eq!(overrides.model, Some(Sourced::new("m1", "OY_MODEL")));
         assert!(overrides.provider.is_none() && overrides.mode.is_none());
+    }
+
+    #[test]
+    fn an_empty_variable_is_no_choice() {
+        let overrides = Overrides::from_env(|_: &str| Some(OsString::from(" ")));
+        assert!(overrides.model.is_none() && overrides.provider.is_none());
+        assert!(overrides.mode.is_none() && overrides.wire_api.is_none());
     }
 }
