@@ -193,6 +193,12 @@ impl Workspace {
             .file_name()
             .ok_or(BoundaryError::RootProtected { operation })?;
         let parent = target.rel.parent().unwrap_or(Path::new(""));
+        // Usually the parent is there: opened as below, it needs no
+        // ancestor-by-ancestor look first. Any failure takes the long way,
+        // which names what is wrong.
+        if let Ok(dir) = self.open_dir_exactly(parent) {
+            return Ok((dir, name));
+        }
         self.create_dirs(target, parent)?;
         let dir = self
             .open_dir_exactly(parent)

@@ -12,6 +12,7 @@ mod support;
 
 mod boundary_crash;
 mod boundary_paths;
+mod boundary_plain_paths;
 mod boundary_proptest;
 mod boundary_protect;
 mod boundary_special_files;
