@@ -18,7 +18,7 @@ use self::commit::Step;
 use self::parse::{Action, FilePatch, HunkLine};
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::{DiffWriter, LazyDiff};
+use crate::diff::{DiffWriter, LazyDiff, Region};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
@@ -154,6 +154,8 @@ struct Stats {
     removed: usize,
     /// Hunks that matched only ignoring trailing whitespace.
     lenient: Vec<usize>,
+    /// Where the hunks landed (empty: diff the whole file).
+    regions: Vec<Region>,
 }
 
 impl Stats {
@@ -162,6 +164,7 @@ impl Stats {
             added: applied.added,
             removed: applied.removed,
             lenient: applied.lenient.clone(),
+            regions: applied.regions.clone(),
         }
     }
 }
@@ -202,11 +205,11 @@ impl Plan {
         let (old, new) = (self.old_text.as_deref(), self.new_text.as_deref());
         match &self.step {
             Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
-                diff.file(&path.to_text(), old, new);
+                diff.file_in_regions(&path.to_text(), old, new, &self.stats.regions);
             }
             Step::Move { from, to, .. } => {
                 diff.text(&format!("rename from {from}\nrename to {to}\n"));
-                diff.file(&to.to_text(), old, new);
+                diff.file_in_regions(&to.to_text(), old, new, &self.stats.regions);
             }
         }
     }
@@ -365,6 +368,7 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
                     added: 0,
                     removed,
                     lenient: Vec::new(),
+                    regions: Vec::new(),
                 },
             })
         }
