@@ -13,25 +13,25 @@ pub(crate) enum Step {
     /// Create a file that does not exist (nor do `new_dirs`, deepest first).
     Create {
         path: WorkspacePath,
-        bytes: Vec<u8>,
+        bytes: String,
         new_dirs: Vec<WorkspacePath>,
     },
     /// Replace a file's content.
     Replace {
         path: WorkspacePath,
-        old: Vec<u8>,
-        bytes: Vec<u8>,
+        old: String,
+        bytes: String,
     },
     /// Rename `from` to `to`, then write `bytes` there when the content changes.
     Move {
         from: WorkspacePath,
         to: WorkspacePath,
-        old: Vec<u8>,
-        bytes: Option<Vec<u8>>,
+        old: String,
+        bytes: Option<String>,
         new_dirs: Vec<WorkspacePath>,
     },
     /// Remove a regular file.
-    Delete { path: WorkspacePath, old: Vec<u8> },
+    Delete { path: WorkspacePath, old: String },
 }
 
 /// How to take back one completed action.
@@ -115,16 +115,16 @@ fn run<'s>(
         } => {
             done.push(Undo::RemoveDirs(new_dirs));
             let outcome = ws
-                .create_new(path, bytes)
+                .create_new(path, bytes.as_bytes())
                 .map_err(fail(format!("creating {path}")))?;
             done.push(Undo::Remove(path));
             *written += outcome.bytes_written;
         }
         Step::Replace { path, old, bytes } => {
             let outcome = ws
-                .write(path, bytes)
+                .write(path, bytes.as_bytes())
                 .map_err(fail(format!("writing {path}")))?;
-            done.push(Undo::Restore(path, old));
+            done.push(Undo::Restore(path, old.as_bytes()));
             *written += outcome.bytes_written;
         }
         Step::Move {
@@ -139,15 +139,17 @@ fn run<'s>(
                 .map_err(fail(format!("moving {from} to {to}")))?;
             done.push(Undo::RenameBack { from: to, to: from });
             if let Some(bytes) = bytes {
-                let outcome = ws.write(to, bytes).map_err(fail(format!("writing {to}")))?;
-                done.push(Undo::Restore(to, old));
+                let outcome = ws
+                    .write(to, bytes.as_bytes())
+                    .map_err(fail(format!("writing {to}")))?;
+                done.push(Undo::Restore(to, old.as_bytes()));
                 *written += outcome.bytes_written;
             }
         }
         Step::Delete { path, old } => {
             ws.remove(path, false)
                 .map_err(fail(format!("deleting {path}")))?;
-            done.push(Undo::Recreate(path, old));
+            done.push(Undo::Recreate(path, old.as_bytes()));
         }
     }
     Ok(())
