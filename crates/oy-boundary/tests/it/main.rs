@@ -16,6 +16,7 @@ mod boundary_plain_paths;
 mod boundary_proptest;
 mod boundary_protect;
 mod boundary_special_files;
+mod boundary_staged;
 mod boundary_symlinks;
 mod boundary_walk;
 mod boundary_writes;
