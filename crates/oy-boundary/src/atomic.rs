@@ -171,13 +171,42 @@ pub(crate) fn batch<T>(changes: impl FnOnce() -> T) -> T {
     impl Drop for Flush {
         fn drop(&mut self) {
             let dirs = DEFERRED.with(|deferred| deferred.borrow_mut().take());
-            for (_, handle) in dirs.unwrap_or_default() {
-                let _ = rustix::fs::fsync(&handle);
-            }
+            let handles: Vec<OwnedFd> = dirs
+                .unwrap_or_default()
+                .into_iter()
+                .map(|(_, handle)| handle)
+                .collect();
+            sync_all_at_once(&handles);
         }
     }
     let _flush = Flush;
     changes()
+}
+
+/// Threads that `fsync` at once, at most.
+const SYNC_THREADS: usize = 8;
+
+/// `fsync`s every handle, best effort, from up to [`SYNC_THREADS`]
+/// threads at once: a journalling filesystem serves concurrent `fsync`s
+/// with one journal commit where one after another would wait for one
+/// commit each.
+pub(crate) fn sync_all_at_once(handles: &[OwnedFd]) {
+    if handles.len() < 2 {
+        for handle in handles {
+            let _ = rustix::fs::fsync(handle);
+        }
+        return;
+    }
+    let per_thread = handles.len().div_ceil(SYNC_THREADS);
+    std::thread::scope(|scope| {
+        for chunk in handles.chunks(per_thread) {
+            scope.spawn(move || {
+                for handle in chunk {
+                    let _ = rustix::fs::fsync(handle);
+                }
+            });
+        }
+    });
 }
 
 /// A fresh hidden temp name for `name`: `.NAME.oy-tmp.<pid>.<counter>`, or
@@ -232,7 +261,7 @@ fn set_exact_mode(file: &File, mode: Option<u32>) -> io::Result<()> {
     Ok(())
 }
 
-fn open_anonymous(parent: &Dir, mode: Option<u32>) -> io::Result<Option<File>> {
+pub(crate) fn open_anonymous(parent: &Dir, mode: Option<u32>) -> io::Result<Option<File>> {
     let file = match rustix::fs::openat(
         parent,
         ".",
@@ -256,7 +285,12 @@ fn fill(file: &File, contents: &[u8]) -> io::Result<()> {
 
 /// Gives the anonymous inode its name. `Ok(false)` when procfs is not
 /// available, so the caller falls back to a named temp file.
-fn link_anonymous(file: &File, parent: &Dir, name: &OsStr, existing: Existing) -> io::Result<bool> {
+pub(crate) fn link_anonymous(
+    file: &File,
+    parent: &Dir,
+    name: &OsStr,
+    existing: Existing,
+) -> io::Result<bool> {
     let Ok(proc_fd) = rustix_linux_procfs::proc_self_fd() else {
         return Ok(false);
     };

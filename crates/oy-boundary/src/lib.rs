@@ -9,7 +9,8 @@
 //! refuses anything a race could have redirected.
 //!
 //! It owns: path parsing, symlink resolution, size-capped and line-sliced
-//! reads, text/binary detection, atomic writes, append, rename, remove,
+//! reads, text/binary detection, atomic writes (also staged many at a
+//! time, their bytes made durable together), append, rename, remove,
 //! protected paths (names and directories no change may touch), the
 //! gitignore-aware walker (and opening walked files by its directory
 //! handles), missing-path suggestions, and whether a root is too broad to
@@ -34,6 +35,7 @@ mod read;
 mod remove;
 mod rename;
 mod resolve;
+mod staged;
 mod suggest;
 mod walk;
 mod walk_rules;
@@ -46,6 +48,7 @@ pub use lines::{Line, LineSlice, LineWindow};
 pub use metadata::{FileKind, Metadata};
 pub use path::WorkspacePath;
 pub use protect::Protection;
+pub use staged::Staged;
 pub use walk::{Walk, WalkControl, WalkEntry, WalkOptions};
 pub use workspace::Workspace;
 pub use write::{APPEND_LIMIT_BYTES, WriteOutcome};

@@ -134,7 +134,7 @@ impl Workspace {
                 limit: max_bytes,
             });
         }
-        read_known_size(file, len).map_err(|e| BoundaryError::from_io("read", &shown(), e))
+        read_known_size(&file, len).map_err(|e| BoundaryError::from_io("read", &shown(), e))
     }
 
     /// Reads a whole regular file, refusing files larger than `max_bytes`.
@@ -264,8 +264,14 @@ pub(crate) fn read_capped(file: File, len: u64, max_bytes: u64) -> Result<Vec<u8
     if len > max_bytes {
         return Err(Capped::TooLarge(len));
     }
-    let mut bytes = Vec::with_capacity(usize::try_from(len).unwrap_or(0));
-    file.take(max_bytes.saturating_add(1))
+    // The size `fstat` saw in one `read` (`read_to_end` alone starts at
+    // 8 KiB and doubles), then one probe for what was added since.
+    let mut bytes = read_known_size(&file, len).map_err(Capped::Io)?;
+    let room = max_bytes
+        .saturating_add(1)
+        .saturating_sub(bytes.len() as u64);
+    (&file)
+        .take(room)
         .read_to_end(&mut bytes)
         .map_err(Capped::Io)?;
     let read = bytes.len() as u64;
@@ -277,7 +283,7 @@ pub(crate) fn read_capped(file: File, len: u64, max_bytes: u64) -> Result<Vec<u8
 
 /// Reads up to `len` bytes (a size `fstat` gave), stopping early at end of
 /// file; one `read` for a file that did not change.
-fn read_known_size(mut file: File, len: u64) -> io::Result<Vec<u8>> {
+fn read_known_size(mut file: &File, len: u64) -> io::Result<Vec<u8>> {
     let len = usize::try_from(len).map_err(|_| io::Error::from(io::ErrorKind::OutOfMemory))?;
     let mut bytes = vec![0; len];
     let mut filled = 0;

@@ -136,6 +136,9 @@ impl Workspace {
         if path.workspace != self.anchor.id {
             return Err(BoundaryError::ForeignPath { path: shown });
         }
+        if let Some(plain) = self.resolve_plain(path, follow) {
+            return Ok(plain);
+        }
         let mut attempt = 1;
         loop {
             match self.resolve_once(path, follow, &shown) {
@@ -146,6 +149,54 @@ impl Workspace {
                 Err(Stop::Raced(_)) if attempt < MAX_ATTEMPTS => attempt += 1,
                 Err(Stop::Raced(e)) => return Err(BoundaryError::from_io("resolve", &shown, e)),
             }
+        }
+    }
+
+    /// The common case in one system call: when `path` holds no link at
+    /// all, one `openat2` with `RESOLVE_NO_SYMLINKS | RESOLVE_BENEATH` of
+    /// what the walk would check (the path itself, or with
+    /// [`Follow::NotFinal`] its parent) proves it at one instant, which is
+    /// what the walk below proves one component at a time. `None` (a link,
+    /// a missing or odd component, an old kernel, any error) leaves the
+    /// answer, and every error, to that walk.
+    ///
+    /// The open is `O_PATH`, so nothing (a FIFO, a device) is really
+    /// opened, and it follows the final component, so a final link is
+    /// refused (`ELOOP`) rather than opened as a link.
+    fn resolve_plain(
+        &self,
+        path: &WorkspacePath,
+        follow: Follow,
+    ) -> Option<(PathBuf, Vec<OsString>)> {
+        let rel = &path.base_rel;
+        let checked = match follow {
+            Follow::Final => rel.as_path(),
+            Follow::NotFinal if path.names_directory() => return None,
+            Follow::NotFinal => rel.parent()?,
+        };
+        let plain = || {
+            let walked = rel.iter().map(OsStr::to_os_string).collect();
+            Some((rel.clone(), walked))
+        };
+        if checked.as_os_str().is_empty() {
+            // The root, or a name in it that is not followed.
+            return (!rel.as_os_str().is_empty()).then(plain).flatten();
+        }
+        let directory = follow == Follow::NotFinal || path.names_directory();
+        match open_plain(&self.dir, checked, directory) {
+            Ok(()) => plain(),
+            // Not there: the same answer as the walk's (a missing last
+            // component) when the parent is a plain directory.
+            Err(rustix::io::Errno::NOENT) if follow == Follow::Final => {
+                let parent = rel.parent().filter(|p| !p.as_os_str().is_empty());
+                match parent {
+                    None => plain(),
+                    Some(parent) => open_plain(&self.dir, parent, true)
+                        .ok()
+                        .and_then(|()| plain()),
+                }
+            }
+            Err(_) => None,
         }
     }
 
@@ -285,6 +336,35 @@ impl Workspace {
             },
         }
     }
+}
+
+/// Whether `rel` (no `..`, no leading `/`) reaches something beneath
+/// `dir` through no link at all, a directory when `directory`: an `O_PATH`
+/// open that may follow no link and never leave `dir`, closed at once.
+/// Kernels without `openat2` always say no (`ENOSYS`), and are not asked
+/// again.
+fn open_plain(dir: &cap_std::fs::Dir, rel: &Path, directory: bool) -> rustix::io::Result<()> {
+    use rustix::fs::{Mode, OFlags, ResolveFlags};
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static UNSUPPORTED: AtomicBool = AtomicBool::new(false);
+    if UNSUPPORTED.load(Ordering::Relaxed) {
+        return Err(rustix::io::Errno::NOSYS);
+    }
+    let mut flags = OFlags::PATH | OFlags::CLOEXEC;
+    if directory {
+        flags |= OFlags::DIRECTORY;
+    }
+    let opened = rustix::fs::openat2(
+        dir,
+        rel,
+        flags,
+        Mode::empty(),
+        ResolveFlags::BENEATH | ResolveFlags::NO_SYMLINKS | ResolveFlags::NO_MAGICLINKS,
+    );
+    if matches!(opened, Err(rustix::io::Errno::NOSYS)) {
+        UNSUPPORTED.store(true, Ordering::Relaxed);
+    }
+    opened.map(drop)
 }
 
 /// The path's normal and `..` components, reversed so `pop` yields them in order.

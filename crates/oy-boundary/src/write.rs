@@ -159,7 +159,11 @@ impl Workspace {
     /// Resolves a path a file is about to be written at. A trailing `/`
     /// names a directory, so it is refused before anything is touched
     /// (the kernel would fail with `EISDIR` only after creating parents).
-    fn file_target<'p>(&self, path: &'p WorkspacePath, follow: Follow) -> Result<Target<'p>> {
+    pub(crate) fn file_target<'p>(
+        &self,
+        path: &'p WorkspacePath,
+        follow: Follow,
+    ) -> Result<Target<'p>> {
         if path.names_directory() {
             return Err(BoundaryError::InvalidPath {
                 path: path.to_text(),
@@ -222,6 +226,12 @@ impl Workspace {
             .file_name()
             .ok_or(BoundaryError::RootProtected { operation })?;
         let parent = target.rel.parent().unwrap_or(Path::new(""));
+        // Usually the parent is there: opened as below, it needs no
+        // ancestor-by-ancestor look first. Any failure takes the long way,
+        // which names what is wrong.
+        if let Ok(dir) = self.open_dir_exactly(parent) {
+            return Ok((dir, name));
+        }
         self.create_dirs(target, parent)?;
         let dir = self
             .open_dir_exactly(parent)
@@ -234,7 +244,7 @@ impl Workspace {
     /// (to a protected directory, say) fails with `ELOOP`, which
     /// [`Self::os_error`] treats as the race it is. Kernels without
     /// `openat2` get cap-std's own open, which still never leaves the root.
-    fn open_dir_exactly(&self, rel: &Path) -> std::io::Result<Dir> {
+    pub(crate) fn open_dir_exactly(&self, rel: &Path) -> std::io::Result<Dir> {
         use rustix::fs::{Mode, OFlags, ResolveFlags};
         let rel = cap_rel(rel);
         match rustix::fs::openat2(
@@ -252,18 +262,39 @@ impl Workspace {
 
     /// `mode_override` replaces the permission bits; otherwise an existing
     /// file keeps its own and a new one gets the umask default.
-    fn replace_atomically(
+    pub(crate) fn replace_atomically(
         &self,
         target: &Target<'_>,
         contents: &[u8],
         existing: Existing,
         mode_override: Option<u32>,
     ) -> Result<WriteOutcome> {
-        let shown = &target.shown;
         self.guard(target, "write", false)?;
         let (parent, name) = self.parent_dir(target, "write")?;
+        let mode = self.existing_mode(target, &parent, name, existing)?;
+        let created = mode.is_none();
+        write_new_inode(&parent, name, contents, mode_override.or(mode), existing)
+            .map_err(|e| self.os_error(target, "write", e))?;
+        Ok(WriteOutcome {
+            bytes_written: contents.len() as u64,
+            created,
+        })
+    }
+
+    /// The permission bits of the file at `name` in `parent` that a write
+    /// replaces (`None`: nothing there yet), refusing what may not be
+    /// replaced: anything with [`Existing::Refuse`], a file the caller may
+    /// not write, anything but a regular file.
+    pub(crate) fn existing_mode(
+        &self,
+        target: &Target<'_>,
+        parent: &Dir,
+        name: &std::ffi::OsStr,
+        existing: Existing,
+    ) -> Result<Option<u32>> {
+        let shown = &target.shown;
         let io_err = |e| self.os_error(target, "write", e);
-        let mode = match parent.symlink_metadata(name) {
+        Ok(match parent.symlink_metadata(name) {
             Ok(_) if existing == Existing::Refuse => {
                 return Err(BoundaryError::AlreadyExists {
                     path: shown.clone(),
@@ -275,7 +306,7 @@ impl Workspace {
                 // the file's own must be honoured as an in-place write
                 // would (root passes, as it does there).
                 let writable = rustix::fs::accessat(
-                    &parent,
+                    parent,
                     name,
                     rustix::fs::Access::WRITE_OK,
                     rustix::fs::AtFlags::EACCESS | rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
@@ -296,13 +327,6 @@ impl Workspace {
             }
             Err(e) if is_absent(&e) => None,
             Err(e) => return Err(io_err(e)),
-        };
-        let created = mode.is_none();
-        write_new_inode(&parent, name, contents, mode_override.or(mode), existing)
-            .map_err(io_err)?;
-        Ok(WriteOutcome {
-            bytes_written: contents.len() as u64,
-            created,
         })
     }
 }

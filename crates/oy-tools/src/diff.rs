@@ -5,12 +5,15 @@
 //! reached and only counts the lines it leaves out, so the diff of a huge
 //! file costs the line diff and 64 KiB of text, never megabytes.
 
+mod regions;
+
 use std::cell::RefCell;
 use std::fmt::Write as _;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use similar::TextDiff;
 
+pub(crate) use self::regions::Region;
 use crate::approval::Preview;
 
 /// Diffs of huge files stop refining after this long; the result is still
@@ -84,19 +87,24 @@ impl<'o, 'n> Margins<'o, 'n> {
     /// A hunk's `@@ -a,b +c,d @@` line in the whole files' numbering
     /// (`similar`'s own format, shifted by the lines cut).
     fn header(&self, ops: &[similar::DiffOp]) -> String {
-        let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
-            return "@@ -0,0 +0,0 @@".to_owned();
-        };
-        let old = range(
-            self.skipped + first.old_range().start,
-            self.skipped + last.old_range().end,
-        );
-        let new = range(
-            self.skipped + first.new_range().start,
-            self.skipped + last.new_range().end,
-        );
-        format!("@@ -{old} +{new} @@")
+        hunk_header(self.skipped, ops)
     }
+}
+
+/// A hunk's `@@ -a,b +c,d @@` line, its line numbers shifted by `skipped`.
+fn hunk_header(skipped: usize, ops: &[similar::DiffOp]) -> String {
+    let (Some(first), Some(last)) = (ops.first(), ops.last()) else {
+        return "@@ -0,0 +0,0 @@".to_owned();
+    };
+    let old = range(
+        skipped + first.old_range().start,
+        skipped + last.old_range().end,
+    );
+    let new = range(
+        skipped + first.new_range().start,
+        skipped + last.new_range().end,
+    );
+    format!("@@ -{old} +{new} @@")
 }
 
 /// One side of a hunk header: `start,len`, or `start` alone for one line,
@@ -195,8 +203,8 @@ impl DiffWriter {
         }
     }
 
-    /// Adds the unified diff of `old` → `new` for `path` (`None` = no file).
-    pub(crate) fn file(&mut self, path: &str, old: Option<&str>, new: Option<&str>) {
+    /// The `---`/`+++` lines of a file's diff.
+    fn file_header(&mut self, path: &str, old: Option<&str>, new: Option<&str>) {
         let from = if old.is_some() {
             format!("a/{path}")
         } else {
@@ -207,6 +215,67 @@ impl DiffWriter {
         } else {
             "/dev/null".to_owned()
         };
+        self.line(&format!("--- {from}\n"));
+        self.line(&format!("+++ {to}\n"));
+    }
+
+    /// [`Self::file`] when every difference lies in `regions` (see
+    /// [`Region`]): only they are diffed, so a few hunks in a long file
+    /// cost those hunks. The text is the same as [`Self::file`]'s, which
+    /// is used instead when the regions do not hold.
+    pub(crate) fn file_in_regions(
+        &mut self,
+        path: &str,
+        old: Option<&str>,
+        new: Option<&str>,
+        regions: &[Region],
+    ) {
+        let (Some(old_text), Some(new_text)) = (old, new) else {
+            return self.file(path, old, new);
+        };
+        let deadline = Instant::now() + self.deadline;
+        let Some(ops) = regions::ops(old_text, new_text, regions, deadline) else {
+            return self.file(path, old, new);
+        };
+        let groups: Vec<_> = similar::group_diff_ops(ops, CONTEXT_LINES)
+            .into_iter()
+            .filter(|group| group.iter().any(|op| op.tag() != similar::DiffTag::Equal))
+            .collect();
+        self.file_header(path, old, new);
+        if groups.is_empty() {
+            self.line("(no change)\n");
+            return;
+        }
+        let (mut old_lines, mut new_lines) =
+            (regions::Lines::new(old_text), regions::Lines::new(new_text));
+        let mut buffer = String::new();
+        for group in groups {
+            if !self.full() {
+                self.line(&format!("{}\n", hunk_header(0, &group)));
+            } else {
+                self.more += 1;
+            }
+            for op in &group {
+                for (tag, text) in regions::changes(op, &mut old_lines, &mut new_lines) {
+                    let missing_newline = !text.ends_with('\n');
+                    if self.full() {
+                        self.more += 1 + u64::from(missing_newline);
+                        continue;
+                    }
+                    buffer.clear();
+                    buffer.push(tag);
+                    buffer.push_str(text);
+                    self.line(&buffer);
+                    if missing_newline {
+                        self.line("\\ No newline at end of file\n");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Adds the unified diff of `old` → `new` for `path` (`None` = no file).
+    pub(crate) fn file(&mut self, path: &str, old: Option<&str>, new: Option<&str>) {
         // Only the part that differs (and its context) is diffed: lines
         // before and after it are equal and can be no hunk's change, so a
         // 3-line edit of a 5,000-line file costs that edit, not the file.
@@ -217,8 +286,7 @@ impl DiffWriter {
         let mut unified = diff.unified_diff();
         unified.context_radius(CONTEXT_LINES);
         let mut hunks = unified.iter_hunks().peekable();
-        self.line(&format!("--- {from}\n"));
-        self.line(&format!("+++ {to}\n"));
+        self.file_header(path, old, new);
         if hunks.peek().is_none() {
             self.line("(no change)\n");
             return;

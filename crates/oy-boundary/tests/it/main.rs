@@ -12,9 +12,11 @@ mod support;
 
 mod boundary_crash;
 mod boundary_paths;
+mod boundary_plain_paths;
 mod boundary_proptest;
 mod boundary_protect;
 mod boundary_special_files;
+mod boundary_staged;
 mod boundary_symlinks;
 mod boundary_walk;
 mod boundary_writes;

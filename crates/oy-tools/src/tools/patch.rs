@@ -18,7 +18,7 @@ use self::commit::Step;
 use self::parse::{Action, FilePatch, HunkLine};
 use crate::args::parse_args;
 use crate::context::Invocation;
-use crate::diff::{DiffWriter, LazyDiff};
+use crate::diff::{DiffWriter, LazyDiff, Region};
 use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
@@ -142,9 +142,6 @@ impl Tool for PatchTool {
 /// One file section, checked and computed, ready to commit.
 struct Plan {
     step: Step,
-    /// Text before and after, for the approval diff (`None` = no file).
-    old_text: Option<String>,
-    new_text: Option<String>,
     stats: Stats,
 }
 
@@ -154,6 +151,8 @@ struct Stats {
     removed: usize,
     /// Hunks that matched only ignoring trailing whitespace.
     lenient: Vec<usize>,
+    /// Where the hunks landed (empty: diff the whole file).
+    regions: Vec<Region>,
 }
 
 impl Stats {
@@ -162,6 +161,7 @@ impl Stats {
             added: applied.added,
             removed: applied.removed,
             lenient: applied.lenient.clone(),
+            regions: applied.regions.clone(),
         }
     }
 }
@@ -173,10 +173,10 @@ impl Plan {
         match &self.step {
             Step::Create { path, .. } => Seen::Missing.unchanged(ws, path),
             Step::Replace { path, old, .. } | Step::Delete { path, old } => {
-                still_holds(ws, path, old)
+                still_holds(ws, path, old.as_bytes())
             }
             Step::Move { from, to, old, .. } => {
-                still_holds(ws, from, old)?;
+                still_holds(ws, from, old.as_bytes())?;
                 Seen::Missing.unchanged(ws, to)
             }
         }
@@ -198,15 +198,34 @@ impl Plan {
             .collect()
     }
 
+    /// The text before (`None` = no file).
+    fn old_text(&self) -> Option<&str> {
+        match &self.step {
+            Step::Create { .. } => None,
+            Step::Replace { old, .. } | Step::Delete { old, .. } | Step::Move { old, .. } => {
+                Some(old)
+            }
+        }
+    }
+
+    /// The text after (`None` = no file).
+    fn new_text(&self) -> Option<&str> {
+        match &self.step {
+            Step::Create { bytes, .. } | Step::Replace { bytes, .. } => Some(bytes),
+            Step::Move { old, bytes, .. } => Some(bytes.as_deref().unwrap_or(old)),
+            Step::Delete { .. } => None,
+        }
+    }
+
     fn diff(&self, diff: &mut DiffWriter) {
-        let (old, new) = (self.old_text.as_deref(), self.new_text.as_deref());
+        let (old, new) = (self.old_text(), self.new_text());
         match &self.step {
             Step::Create { path, .. } | Step::Replace { path, .. } | Step::Delete { path, .. } => {
-                diff.file(&path.to_text(), old, new);
+                diff.file_in_regions(&path.to_text(), old, new, &self.stats.regions);
             }
             Step::Move { from, to, .. } => {
                 diff.text(&format!("rename from {from}\nrename to {to}\n"));
-                diff.file(&to.to_text(), old, new);
+                diff.file_in_regions(&to.to_text(), old, new, &self.stats.regions);
             }
         }
     }
@@ -277,20 +296,18 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
             }
             absent(ws, &path, &file.header)?;
             let applied = apply::apply_within(&Doc::empty(), &file.hunks, &shown, work)?;
-            let text = applied.doc.render();
+            let stats = Stats::of(&applied);
             Ok(Plan {
                 step: Step::Create {
                     new_dirs: missing_dirs(ws, &path, &file.header)?,
                     path,
-                    bytes: text.clone().into_bytes(),
+                    bytes: applied.doc.render(),
                 },
-                old_text: None,
-                new_text: Some(text),
-                stats: Stats::of(&applied),
+                stats,
             })
         }
         Action::Update => {
-            let (old_bytes, old_text) = read_existing(ws, &path, "update", &file.header)?;
+            let old_text = read_existing(ws, &path, "update", &file.header)?;
             let applied = apply::apply_within(&Doc::parse(&old_text), &file.hunks, &shown, work)?;
             let new_text = applied.doc.render();
             let stats = Stats::of(&applied);
@@ -298,8 +315,8 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
             let step = match &file.move_to {
                 None => Step::Replace {
                     path,
-                    old: old_bytes,
-                    bytes: new_text.clone().into_bytes(),
+                    old: old_text,
+                    bytes: new_text,
                 },
                 Some(to) => {
                     let to = resolve(ws, to, &file.header)?;
@@ -308,17 +325,12 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
                         new_dirs: missing_dirs(ws, &to, &file.header)?,
                         from: path,
                         to,
-                        old: old_bytes,
-                        bytes: (new_text != old_text).then(|| new_text.clone().into_bytes()),
+                        bytes: (new_text != old_text).then_some(new_text),
+                        old: old_text,
                     }
                 }
             };
-            Ok(Plan {
-                step,
-                old_text: Some(old_text),
-                new_text: Some(new_text),
-                stats,
-            })
+            Ok(Plan { step, stats })
         }
         Action::Delete => {
             match ws.symlink_metadata(&path) {
@@ -334,7 +346,7 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
                 }
                 Err(e) => return Err(missing_or(e, &shown, "delete", &file.header)),
             }
-            let (old_bytes, old_text) = read_existing(ws, &path, "delete", &file.header)?;
+            let old_text = read_existing(ws, &path, "delete", &file.header)?;
             let doc = Doc::parse(&old_text);
             let removed = if file.hunks.is_empty() {
                 doc.line_count()
@@ -357,14 +369,13 @@ fn plan(ws: &Workspace, file: &FilePatch, work: &mut apply::Work) -> Result<Plan
             Ok(Plan {
                 step: Step::Delete {
                     path,
-                    old: old_bytes,
+                    old: old_text,
                 },
-                old_text: Some(old_text),
-                new_text: None,
                 stats: Stats {
                     added: 0,
                     removed,
                     lenient: Vec::new(),
+                    regions: Vec::new(),
                 },
             })
         }
@@ -409,19 +420,19 @@ fn missing_or(error: BoundaryError, shown: &str, verb: &str, header: &str) -> To
     }
 }
 
-/// The current bytes and text of a file the patch changes.
+/// The current text of a file the patch changes.
 fn read_existing(
     ws: &Workspace,
     path: &WorkspacePath,
     verb: &str,
     header: &str,
-) -> Result<(Vec<u8>, String), ToolError> {
+) -> Result<String, ToolError> {
     let shown = path.to_text();
     let bytes = ws
         .read_bytes(path, EDITABLE_BYTES)
         .map_err(|e| missing_or(e, &shown, verb, header))?;
     match String::from_utf8(bytes) {
-        Ok(text) => Ok((text.as_bytes().to_vec(), text)),
+        Ok(text) => Ok(text),
         Err(e) => Err(in_section(
             BoundaryError::NotUtf8 {
                 path: shown,
@@ -514,7 +525,7 @@ fn remember(call: &Invocation<'_>, plans: &[Plan]) {
     for plan in plans {
         match &plan.step {
             Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
-                state.remember(&path.to_text(), bytes);
+                state.remember(&path.to_text(), bytes.as_bytes());
             }
             Step::Move {
                 from,
@@ -524,7 +535,7 @@ fn remember(call: &Invocation<'_>, plans: &[Plan]) {
                 ..
             } => {
                 state.forget(&from.to_text());
-                state.remember(&to.to_text(), bytes.as_deref().unwrap_or(old));
+                state.remember(&to.to_text(), bytes.as_deref().unwrap_or(old).as_bytes());
             }
             Step::Delete { path, .. } => state.forget(&path.to_text()),
         }

@@ -650,6 +650,31 @@ fn an_approver_that_approves_lets_the_patch_land() {
     assert_eq!(env.read("b.txt"), "new\n");
 }
 
+/// The diff an applied patch reports is made from where its hunks
+/// landed, and is the same text as the whole files' diff: hunks far
+/// apart, close enough to share context, touching, at both ends, and one
+/// that leaves the file without its final newline.
+#[test]
+fn the_reported_diff_is_the_whole_files_diff() {
+    let env = Env::new(Mode::AcceptEdits);
+    let old: String = (0..300).map(|i| format!("line {i}\n")).collect();
+    env.file("long.txt", &old);
+    let patch_text = "--- a/long.txt\n+++ b/long.txt\n\
+        @@ -1,2 +1,2 @@\n-line 0\n+first\n line 1\n\
+        @@ -100,3 +100,4 @@\n line 99\n-line 100\n+hundred\n+more\n line 101\n\
+        @@ -105,2 +106,2 @@\n line 104\n-line 105\n+near\n\
+        @@ -107,2 +108,1 @@\n-line 106\n line 107\n\
+        @@ -299,2 +299,2 @@\n line 298\n-line 299\n+last\n\\ No newline at end of file\n";
+    let out = patch(&env, patch_text);
+    assert_ok(&out);
+    let new = env.read("long.txt");
+    assert!(new.ends_with("line 298\nlast"), "{new:?}");
+    assert_eq!(
+        out.diff.as_deref(),
+        Some(unified_diff("long.txt", Some(&old), Some(&new)).as_str())
+    );
+}
+
 // ---- apply then reverse is identity ------------------------------------------------
 
 fn text_of(lines: &[String], eol: &str, final_newline: bool) -> String {

@@ -8,6 +8,7 @@ mod index;
 pub(crate) use self::index::Work;
 use self::index::{Index, OverBudget, Prefer, Tier, WORK_BUDGET};
 use super::parse::{Hunk, HunkLine, clip};
+use crate::diff::Region;
 use crate::error::ToolError;
 
 /// Lines of a failed hunk's nearest window shown to the model.
@@ -129,6 +130,9 @@ pub(crate) struct Applied<'t> {
     pub(crate) removed: usize,
     /// Ordinals of hunks that matched only ignoring trailing whitespace.
     pub(crate) lenient: Vec<usize>,
+    /// Where each hunk landed, old lines and new: the file's diff needs
+    /// to look nowhere else.
+    pub(crate) regions: Vec<Region>,
 }
 
 /// The matching budget of one whole patch: every file of it draws on the
@@ -161,9 +165,11 @@ pub(crate) fn apply_within<'t>(
     }
     let mut lines: Vec<Line<'t>> = Vec::with_capacity(doc.lines.len());
     let (mut added, mut removed, mut cursor) = (0, 0, 0);
+    let mut regions = Vec::with_capacity(placed.len());
     for (at, hunk) in placed {
         lines.extend_from_slice(doc.lines.get(cursor..at).unwrap_or_default());
         cursor = at;
+        let new_at = lines.len();
         for line in &hunk.lines {
             match line {
                 HunkLine::Context(_) => {
@@ -184,6 +190,10 @@ pub(crate) fn apply_within<'t>(
                 }
             }
         }
+        regions.push(Region {
+            old: at..cursor,
+            new: new_at..lines.len(),
+        });
     }
     lines.extend_from_slice(doc.lines.get(cursor..).unwrap_or_default());
     let mut final_newline = doc.lines.last().is_none_or(|l| l.ending != Ending::Missing);
@@ -211,6 +221,7 @@ pub(crate) fn apply_within<'t>(
         added,
         removed,
         lenient,
+        regions,
     })
 }
 

@@ -3,7 +3,7 @@
 //! in reverse (old bytes written back, moves reversed, added files removed,
 //! deleted files recreated), so the whole patch lands or nothing does.
 
-use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
+use oy_boundary::{BoundaryError, FileKind, Staged, Workspace, WorkspacePath};
 
 use crate::error::ToolError;
 
@@ -13,25 +13,25 @@ pub(crate) enum Step {
     /// Create a file that does not exist (nor do `new_dirs`, deepest first).
     Create {
         path: WorkspacePath,
-        bytes: Vec<u8>,
+        bytes: String,
         new_dirs: Vec<WorkspacePath>,
     },
     /// Replace a file's content.
     Replace {
         path: WorkspacePath,
-        old: Vec<u8>,
-        bytes: Vec<u8>,
+        old: String,
+        bytes: String,
     },
     /// Rename `from` to `to`, then write `bytes` there when the content changes.
     Move {
         from: WorkspacePath,
         to: WorkspacePath,
-        old: Vec<u8>,
-        bytes: Option<Vec<u8>>,
+        old: String,
+        bytes: Option<String>,
         new_dirs: Vec<WorkspacePath>,
     },
     /// Remove a regular file.
-    Delete { path: WorkspacePath, old: Vec<u8> },
+    Delete { path: WorkspacePath, old: String },
 }
 
 /// How to take back one completed action.
@@ -84,16 +84,37 @@ impl Undo<'_> {
 /// Runs `steps` (deletions last, so a failure rarely has a file to
 /// recreate) and returns the bytes written. On failure everything done so
 /// far is undone, and the error says whether that fully worked.
+///
+/// The new bytes of every created or replaced file are staged and made
+/// durable together first (see `Workspace::stage`), so the files do not
+/// each wait for their own `fsync`; nothing visible changes until the
+/// steps run. A file that cannot be staged is written as usual.
 pub(crate) fn commit(ws: &Workspace, steps: &[&Step]) -> Result<u64, ToolError> {
     let is_delete = |step: &&&Step| matches!(step, Step::Delete { .. });
-    let ordered = steps
+    let ordered: Vec<&Step> = steps
         .iter()
         .filter(|step| !is_delete(step))
-        .chain(steps.iter().filter(is_delete));
+        .chain(steps.iter().filter(is_delete))
+        .copied()
+        .collect();
+    let mut staged: Vec<Option<Staged<'_>>> = ordered
+        .iter()
+        .map(|step| match step {
+            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
+                ws.stage(path, bytes.as_bytes()).ok()
+            }
+            _ => None,
+        })
+        .collect();
+    if ws.sync_staged(staged.iter_mut().flatten()).is_err() {
+        // Each write then makes (and reports) its own bytes durable.
+        staged.clear();
+    }
     let mut done: Vec<Undo<'_>> = Vec::new();
     let mut written = 0;
-    for step in ordered {
-        if let Err((what, error)) = run(ws, step, &mut done, &mut written) {
+    for (at, step) in ordered.into_iter().enumerate() {
+        let staged = staged.get_mut(at).and_then(Option::take);
+        if let Err((what, error)) = run(ws, step, staged, &mut done, &mut written) {
             return Err(rolled_back(ws, done, &what, error));
         }
     }
@@ -103,6 +124,7 @@ pub(crate) fn commit(ws: &Workspace, steps: &[&Step]) -> Result<u64, ToolError> 
 fn run<'s>(
     ws: &Workspace,
     step: &'s Step,
+    staged: Option<Staged<'_>>,
     done: &mut Vec<Undo<'s>>,
     written: &mut u64,
 ) -> Result<(), (String, BoundaryError)> {
@@ -114,17 +136,21 @@ fn run<'s>(
             new_dirs,
         } => {
             done.push(Undo::RemoveDirs(new_dirs));
-            let outcome = ws
-                .create_new(path, bytes)
-                .map_err(fail(format!("creating {path}")))?;
+            let outcome = match staged {
+                Some(staged) => ws.commit_staged(staged, false),
+                None => ws.create_new(path, bytes.as_bytes()),
+            }
+            .map_err(fail(format!("creating {path}")))?;
             done.push(Undo::Remove(path));
             *written += outcome.bytes_written;
         }
         Step::Replace { path, old, bytes } => {
-            let outcome = ws
-                .write(path, bytes)
-                .map_err(fail(format!("writing {path}")))?;
-            done.push(Undo::Restore(path, old));
+            let outcome = match staged {
+                Some(staged) => ws.commit_staged(staged, true),
+                None => ws.write(path, bytes.as_bytes()),
+            }
+            .map_err(fail(format!("writing {path}")))?;
+            done.push(Undo::Restore(path, old.as_bytes()));
             *written += outcome.bytes_written;
         }
         Step::Move {
@@ -139,15 +165,17 @@ fn run<'s>(
                 .map_err(fail(format!("moving {from} to {to}")))?;
             done.push(Undo::RenameBack { from: to, to: from });
             if let Some(bytes) = bytes {
-                let outcome = ws.write(to, bytes).map_err(fail(format!("writing {to}")))?;
-                done.push(Undo::Restore(to, old));
+                let outcome = ws
+                    .write(to, bytes.as_bytes())
+                    .map_err(fail(format!("writing {to}")))?;
+                done.push(Undo::Restore(to, old.as_bytes()));
                 *written += outcome.bytes_written;
             }
         }
         Step::Delete { path, old } => {
             ws.remove(path, false)
                 .map_err(fail(format!("deleting {path}")))?;
-            done.push(Undo::Recreate(path, old));
+            done.push(Undo::Recreate(path, old.as_bytes()));
         }
     }
     Ok(())
