@@ -51,10 +51,11 @@ impl Store {
         Self { dir }
     }
 
-    /// Makes the directory `name` in the checkpoint directory.
+    /// Makes the directory `name` in the checkpoint directory, 0700.
     pub(crate) fn ensure_dir(&self, name: &str) -> Result<std::path::PathBuf, CheckpointError> {
         let path = self.dir.path(name)?;
-        self.dir.create_dir_all(&path)?;
+        // Private like the directory it is in.
+        self.dir.restore_dir(&path, 0o700)?;
         Ok(self.dir.host_path(&path))
     }
 
@@ -78,6 +79,10 @@ impl Store {
             Ok(_) | Err(BoundaryError::NotFound { .. }) => {}
             Err(error) => return Err(error.into()),
         }
+        // Its directories private too (a write would make them as the
+        // umask says).
+        self.ensure_dir("blobs")?;
+        self.ensure_dir(&format!("blobs/{}", &digest[..2]))?;
         self.dir.write_private(&path, bytes)?;
         Ok(true)
     }

@@ -126,9 +126,14 @@ impl Git {
             return Ok(());
         }
         for sub in ["objects", "refs", "info"] {
-            std::fs::create_dir_all(self.dir.join(sub)).map_err(|error| io(sub, error))?;
+            std::os::unix::fs::DirBuilderExt::mode(
+                std::fs::DirBuilder::new().recursive(true),
+                0o700,
+            )
+            .create(self.dir.join(sub))
+            .map_err(|error| io(sub, error))?;
         }
-        std::fs::write(self.dir.join("info/attributes"), ATTRIBUTES)
+        write_private(&self.dir.join("info/attributes"), ATTRIBUTES.as_bytes())
             .map_err(|error| io("info/attributes", error))?;
         // Only a real directory's own exclude file: a `.git` file points
         // wherever a command may have made it point.
@@ -137,10 +142,10 @@ impl Git {
         } else {
             Vec::new()
         };
-        std::fs::write(self.dir.join("info/exclude"), excludes)
+        write_private(&self.dir.join("info/exclude"), &excludes)
             .map_err(|error| io("info/exclude", error))?;
         // Written last: its presence says the directory is complete.
-        std::fs::write(self.dir.join("HEAD"), "ref: refs/heads/oy\n")
+        write_private(&self.dir.join("HEAD"), b"ref: refs/heads/oy\n")
             .map_err(|error| io("HEAD", error))
     }
 
@@ -279,4 +284,21 @@ fn read_small(path: &Path) -> Vec<u8> {
         let _ = file.take(1024 * 1024).read_to_end(&mut bytes);
     }
     bytes
+}
+
+/// Writes a file of oy's own git directory, 0600.
+#[expect(
+    clippy::disallowed_methods,
+    reason = "oy's own git directory inside its private checkpoint directory"
+)]
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?
+        .write_all(bytes)
 }

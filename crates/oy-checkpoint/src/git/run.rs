@@ -13,6 +13,8 @@ use crate::error::CheckpointError;
 /// something, write somewhere, or read a file differently from its bytes.
 const SETTINGS: &[&str] = &[
     "core.fsmonitor=false",
+    // Objects and the index private, like the rest of the store.
+    "core.sharedRepository=0600",
     "core.hooksPath=/dev/null",
     "core.untrackedCache=false",
     "core.splitIndex=false",

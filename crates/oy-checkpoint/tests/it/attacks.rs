@@ -545,3 +545,25 @@ fn an_index_of_the_earlier_format_with_every_turn_inline_is_read() {
     s.reopen().undo(&s.ws, 1, false).unwrap();
     assert_eq!(s.read("a.txt").unwrap(), "old\n");
 }
+
+#[test]
+fn the_snapshot_store_is_private_like_the_rest() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    command_turn(&s, 1, |root| {
+        std::fs::write(root.join("tracked.txt"), "x\n").unwrap()
+    });
+    let cp = s.dir.path().join("cp");
+    let mut seen = 0;
+    for path in crate::undo::walk(&cp)
+        .into_iter()
+        .chain([cp.join("git"), cp.join("turns")])
+    {
+        let meta = std::fs::symlink_metadata(&path).unwrap();
+        assert_eq!(meta.permissions().mode() & 0o077, 0, "{}", path.display());
+        seen += 1;
+    }
+    assert!(seen > 5);
+}
