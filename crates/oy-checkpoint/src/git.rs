@@ -113,10 +113,6 @@ impl Git {
     /// Makes the git directory's skeleton once: `HEAD`, `objects/`,
     /// `refs/`, the attributes that turn conversions off, and the
     /// repository's own excludes as they are now.
-    #[expect(
-        clippy::disallowed_methods,
-        reason = "oy's own git directory inside its private checkpoint directory"
-    )]
     fn prepare(&self, dot_git: &Path) -> Result<(), CheckpointError> {
         let io = |what: &str, error: std::io::Error| CheckpointError::Git {
             command: "init".to_owned(),
