@@ -87,33 +87,24 @@ fn workspace_servers(
             crate::report::hint(&format!("ignoring {file}: {error}"));
             Vec::new()
         }
+        WorkspaceServers::Refused { file, problem } => {
+            crate::report::hint(&format!("ignoring {file}: {problem}"));
+            Vec::new()
+        }
         _ => Vec::new(),
     })
 }
 
-/// What the person is asked before a workspace's servers are used.
+/// What the person is asked before a workspace's servers are used: every
+/// setting of every server (`ServerConfig::describe`), terminal-safe.
 fn question(request: &McpTrustRequest<'_>) -> String {
-    let summary: Vec<String> = request
-        .servers
-        .iter()
-        .map(|(name, server)| {
-            let what = match (&server.command, &server.url) {
-                (Some(command), _) => {
-                    let mut argv = vec![command.clone()];
-                    argv.extend(server.args.iter().cloned());
-                    format!("runs {argv:?}")
-                }
-                (None, Some(url)) => format!("connects to {url}"),
-                (None, None) => "does nothing".to_owned(),
-            };
-            let network = if server.network {
-                " (with the network)"
-            } else {
-                ""
-            };
-            format!("  {name}: {what}{network}")
-        })
-        .collect();
+    let mut summary = Vec::new();
+    for (name, server) in request.servers {
+        summary.push(format!("  {}:", terminal_line(name)));
+        for line in server.describe() {
+            summary.push(format!("    {}", terminal_line(&line)));
+        }
+    }
     format!(
         "This workspace defines MCP servers in {} (sha256 {}):\n{}\nThey run on your machine (sandboxed) when the model needs their tools. Trust this file?",
         request.file,

@@ -154,6 +154,115 @@ impl ServerConfig {
         Ok(())
     }
 
+    /// The rules for a server a repository's `.oy/mcp.*` declares: it may
+    /// name no credential (`env_vars`, `bearer_token_env_var`,
+    /// `env_http_headers`: a repository must not be able to send your
+    /// secrets anywhere), cannot lower its own approval (`read_only`,
+    /// `read_only_tools`) or grant itself the network, cannot change how
+    /// its program is found or loaded (`PATH`, `LD_*`, `DYLD_*` in `env`),
+    /// and keeps `cwd` inside the workspace.
+    pub fn check_workspace(&self, name: &str) -> Result<(), McpError> {
+        let bad = |problem: String| McpError::Config {
+            server: name.to_owned(),
+            problem,
+        };
+        let only_yours = |key: &str| {
+            bad(format!(
+                "a repository's server file cannot set `{key}`; only your own config can"
+            ))
+        };
+        if !self.env_vars.is_empty() {
+            return Err(only_yours("env_vars"));
+        }
+        if self.bearer_token_env_var.is_some() {
+            return Err(only_yours("bearer_token_env_var"));
+        }
+        if !self.env_http_headers.is_empty() {
+            return Err(only_yours("env_http_headers"));
+        }
+        if self.read_only || !self.read_only_tools.is_empty() {
+            return Err(only_yours("read_only"));
+        }
+        if self.network {
+            return Err(only_yours("network"));
+        }
+        if let Some(key) = self.env.keys().find(|key| {
+            let upper = key.to_ascii_uppercase();
+            upper == "PATH" || upper.starts_with("LD_") || upper.starts_with("DYLD_")
+        }) {
+            return Err(bad(format!(
+                "a repository's server file cannot set `{key}` in `env`: it changes which program runs"
+            )));
+        }
+        if let Some(cwd) = &self.cwd {
+            let path = std::path::Path::new(cwd);
+            if path.is_absolute()
+                || path
+                    .components()
+                    .any(|part| matches!(part, std::path::Component::ParentDir))
+            {
+                return Err(bad(format!(
+                    "`cwd` {cwd} must be a directory inside the workspace"
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every setting, one line each, for a person deciding whether to
+    /// trust a server (`runs …`, `env FOO=bar`, `cwd sub`, timeouts…).
+    pub fn describe(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        match (&self.command, &self.url) {
+            (Some(command), _) => {
+                let mut argv = vec![command.clone()];
+                argv.extend(self.args.iter().cloned());
+                lines.push(format!(
+                    "runs {argv:?} (in the sandbox, with this repository's files)"
+                ));
+            }
+            (None, Some(url)) => lines.push(format!("connects to {url}")),
+            (None, None) => {}
+        }
+        for (key, value) in &self.env {
+            lines.push(format!("env {key}={value:?}"));
+        }
+        for name in &self.env_vars {
+            lines.push(format!("passes your ${name}"));
+        }
+        if let Some(name) = &self.bearer_token_env_var {
+            lines.push(format!("sends your ${name} as a bearer token"));
+        }
+        for (header, name) in &self.env_http_headers {
+            lines.push(format!("sends your ${name} as header {header}"));
+        }
+        if let Some(cwd) = &self.cwd {
+            lines.push(format!("cwd {cwd}"));
+        }
+        if self.network {
+            lines.push("may use the network".to_owned());
+        }
+        if self.read_only {
+            lines.push("its calls need no approval (read_only)".to_owned());
+        }
+        if !self.read_only_tools.is_empty() {
+            lines.push(format!(
+                "calls need no approval for: {}",
+                self.read_only_tools.join(", ")
+            ));
+        }
+        if let Some(tools) = &self.enabled_tools {
+            lines.push(format!("only tools: {}", tools.join(", ")));
+        }
+        if let Some(timeout) = self.startup_timeout {
+            lines.push(format!("startup_timeout {} s", timeout.as_secs_f64()));
+        }
+        if let Some(timeout) = self.tool_timeout {
+            lines.push(format!("tool_timeout {} s", timeout.as_secs_f64()));
+        }
+        lines
+    }
+
     fn sends_credentials(&self) -> bool {
         self.bearer_token_env_var.is_some() || !self.env_http_headers.is_empty()
     }
@@ -162,39 +271,26 @@ impl ServerConfig {
 /// `url` must be `http(s)://`, and plain `http` only to a loopback host
 /// when credentials go with it.
 fn check_url(url: &str, credentials: bool) -> Result<(), String> {
-    let (scheme, rest) = url
-        .split_once("://")
-        .ok_or_else(|| format!("`url` {url} is not an http(s) URL"))?;
-    let host = rest
-        .split(['/', '?', '#'])
-        .next()
-        .unwrap_or_default()
-        .rsplit('@')
-        .next()
-        .unwrap_or_default();
-    if host.is_empty() {
+    // Parsed by the parser the HTTP client uses, so the host checked is the
+    // host connected to (`http://a\\@localhost/` is `a` to both).
+    let parsed =
+        reqwest::Url::parse(url).map_err(|_| format!("`url` {url} is not an http(s) URL"))?;
+    let Some(host) = parsed.host() else {
         return Err(format!("`url` {url} names no host"));
-    }
-    match scheme.to_ascii_lowercase().as_str() {
+    };
+    let loopback = match host {
+        url::Host::Domain(name) => name.eq_ignore_ascii_case("localhost"),
+        url::Host::Ipv4(ip) => ip.is_loopback(),
+        url::Host::Ipv6(ip) => ip.is_loopback(),
+    };
+    match parsed.scheme() {
         "https" => Ok(()),
-        "http" if !credentials || is_loopback(host) => Ok(()),
+        "http" if !credentials || loopback => Ok(()),
         "http" => Err(
             "credentials are never sent over plain http to another machine: use https".to_owned(),
         ),
         _ => Err(format!("`url` {url} is not an http(s) URL")),
     }
-}
-
-fn is_loopback(host_port: &str) -> bool {
-    let host = if let Some(rest) = host_port.strip_prefix('[') {
-        rest.split(']').next().unwrap_or_default()
-    } else {
-        host_port.split(':').next().unwrap_or_default()
-    };
-    host == "localhost"
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
 }
 
 /// Where a server was configured.
@@ -366,6 +462,21 @@ mod tests {
         let plain = parse("url = \"http://mcp.example.com/mcp\"\n");
         plain.check("x").unwrap();
         assert!(parse("url = \"ftp://h/\"").check("x").is_err());
+        // The host the client connects to is the one checked: a backslash
+        // is a slash to it, and userinfo is not the host.
+        for tricky in [
+            "http://192.0.2.2:18720\\\\@localhost/bs",
+            "http://localhost@192.0.2.2/mcp",
+            "http://127.0.0.1.example.com/mcp",
+        ] {
+            let config = parse(&format!(
+                "url = \"{tricky}\"\nbearer_token_env_var = \"T\"\n"
+            ));
+            assert!(config.check("x").is_err(), "{tricky}");
+        }
+        parse("url = \"http://[::1]:9/mcp\"\nbearer_token_env_var = \"T\"\n")
+            .check("x")
+            .unwrap();
     }
 
     #[test]

@@ -25,6 +25,12 @@ use crate::stdio::{self, ServerProcess};
 /// again by the output limiter).
 const MAX_HTTP_RESPONSE: usize = 8 * 1024 * 1024;
 
+/// The most pages of tools read from one server.
+const MAX_PAGES: usize = 20;
+
+/// The most tools one server may list.
+const MAX_TOOLS: usize = 256;
+
 /// What oy tells servers about itself, and what it notices.
 struct Handler {
     changed: Arc<AtomicBool>,
@@ -135,13 +141,32 @@ impl Connection {
         })
     }
 
-    /// Every tool the server lists (all pages).
+    /// Every tool the server lists, page by page, within the bounds: a
+    /// server that pages forever, or lists thousands of tools, is refused
+    /// rather than held in memory and re-sent with every request.
     pub(crate) async fn list_tools(&self) -> Result<Vec<McpToolInfo>, String> {
-        self.service
-            .peer()
-            .list_all_tools()
-            .await
-            .map_err(|error| format!("listing its tools failed: {error}"))
+        let mut tools = Vec::new();
+        let mut cursor = None;
+        for _ in 0..MAX_PAGES {
+            let params = rmcp::model::PaginatedRequestParams::default().with_cursor(cursor);
+            let page = self
+                .service
+                .peer()
+                .list_tools(Some(params))
+                .await
+                .map_err(|error| format!("listing its tools failed: {error}"))?;
+            tools.extend(page.tools);
+            if tools.len() > MAX_TOOLS {
+                return Err(format!(
+                    "it lists more than {MAX_TOOLS} tools; name the ones you want in `enabled_tools`"
+                ));
+            }
+            cursor = page.next_cursor;
+            if cursor.is_none() {
+                return Ok(tools);
+            }
+        }
+        Err(format!("it lists its tools in more than {MAX_PAGES} pages"))
     }
 
     /// True once since the server said its tools changed.

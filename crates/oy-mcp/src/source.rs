@@ -412,6 +412,11 @@ async fn start(
         })
 }
 
+/// The most bytes (name, description, schema) one tool may add to every
+/// model request, and all of one server's tools together.
+const MAX_TOOL_BYTES: usize = 16 * 1024;
+const MAX_SERVER_BYTES: usize = 128 * 1024;
+
 /// Names every ready server's tools in config order: allowed by the
 /// config, `mcp__SERVER__TOOL`, refused when the name is taken. Returns
 /// the refusals to report.
@@ -424,6 +429,7 @@ fn assemble(servers: &mut [Server], reserved: &BTreeSet<String>) -> Vec<(String,
         let Slot::Ready { link, listed, .. } = &server.slot else {
             continue;
         };
+        let mut spent = 0;
         for info in listed {
             let original = info.name.to_string();
             if !server.spec.config.offers(&original) {
@@ -441,6 +447,20 @@ fn assemble(servers: &mut [Server], reserved: &BTreeSet<String>) -> Vec<(String,
                 server.left_out.push(reason);
                 continue;
             }
+            let bytes = crate::tool::request_bytes(info);
+            if bytes > MAX_TOOL_BYTES {
+                server.left_out.push(format!(
+                    "{original}: its schema and description take {bytes} bytes, more than the {MAX_TOOL_BYTES} one tool may add to every request"
+                ));
+                continue;
+            }
+            if spent + bytes > MAX_SERVER_BYTES {
+                server.left_out.push(format!(
+                    "{original}: the server's tools would add more than {MAX_SERVER_BYTES} bytes to every request; name the ones you want in `enabled_tools`"
+                ));
+                continue;
+            }
+            spent += bytes;
             let effect = if server.spec.config.is_read_only(&original) {
                 Effect::Read
             } else {

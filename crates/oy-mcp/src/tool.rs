@@ -45,6 +45,14 @@ pub struct McpTool {
     example: String,
 }
 
+/// What `info` adds to a request as listed: its name, description and
+/// schema (the compacted schema is smaller, never larger).
+pub(crate) fn request_bytes(info: &rmcp::model::Tool) -> usize {
+    info.name.len()
+        + info.description.as_deref().map_or(0, str::len)
+        + serde_json::to_vec(&*info.input_schema).map_or(usize::MAX / 2, |bytes| bytes.len())
+}
+
 impl McpTool {
     /// `info` (as the server listed it) offered as `name` with `effect`.
     pub(crate) fn new(

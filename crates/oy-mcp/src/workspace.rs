@@ -64,6 +64,15 @@ pub enum WorkspaceServers {
         /// The servers it names.
         names: Vec<String>,
     },
+    /// Present but refused before any trust question: it does not parse,
+    /// both forms are there, or a server breaks a rule for repositories
+    /// (`ServerConfig::check_workspace`). It added nothing.
+    Refused {
+        /// The file.
+        file: &'static str,
+        /// Why.
+        problem: String,
+    },
     /// Present but not a readable text file inside the workspace.
     Unreadable {
         /// The file.
@@ -78,9 +87,10 @@ pub enum WorkspaceServers {
 /// approves (then `store` remembers). `ask` sees only a valid file that is
 /// not trusted yet, at most once.
 ///
-/// Errors: both forms present, a file that does not parse or breaks a
-/// rule (nothing is added, nothing recorded), a trust record that cannot
-/// be read or written.
+/// A file that does not parse or breaks a rule (both forms present, a
+/// server that names a credential…) is `Refused`: nothing is added,
+/// nothing recorded, nothing asked. Errors: a trust record that cannot be
+/// read or written.
 pub fn load_workspace_servers(
     workspace: &Workspace,
     store: &mut dyn TrustStore,
@@ -100,13 +110,28 @@ pub fn load_workspace_servers(
         0 => return Ok(WorkspaceServers::Absent),
         1 => found.remove(0),
         _ => {
-            return Err(McpError::Parse {
-                file: WORKSPACE_MCP_TOML.to_owned(),
+            return Ok(WorkspaceServers::Refused {
+                file: WORKSPACE_MCP_TOML,
                 problem: format!("{WORKSPACE_MCP_JSON} exists too; keep one of them"),
             });
         }
     };
-    let (servers, warnings) = parse_servers(file, &text, file == WORKSPACE_MCP_JSON)?;
+    // A file that breaks the rules never blocks the run: it adds nothing.
+    let parsed = parse_servers(file, &text, file == WORKSPACE_MCP_JSON).and_then(|parsed| {
+        for (name, config) in &parsed.0 {
+            config.check_workspace(name)?;
+        }
+        Ok(parsed)
+    });
+    let (servers, warnings) = match parsed {
+        Ok(parsed) => parsed,
+        Err(error) => {
+            return Ok(WorkspaceServers::Refused {
+                file,
+                problem: error.to_string(),
+            });
+        }
+    };
     let digest = content_digest(format!("{file}\0{text}").as_bytes());
     let root = workspace.root();
     if !store.is_trusted(root, &digest)? {

@@ -151,3 +151,28 @@ async fn disabled_servers_never_start_and_dropping_the_tools_stops_the_rest() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_server_listing_too_many_tools_is_left_out_and_said() {
+    let many: Vec<String> = (0..300)
+        .flat_map(|i| ["\"--extra-tool\"".to_owned(), format!("\"tool{i}\"")])
+        .collect();
+    let env = Env::new(&format!(
+        "[mcp_servers.many]\ncommand = \"{{bin}}\"\nargs = [{}]\n[mcp_servers.t]\ncommand = \"{{bin}}\"\n",
+        many.join(", ")
+    ));
+    env.refresh().await;
+    let notices = env.notices();
+    assert!(
+        notices
+            .iter()
+            .any(|notice| notice.server == "many" && notice.message.contains("more than 256 tools")),
+        "{notices:?}"
+    );
+    assert!(
+        !env.offered()
+            .iter()
+            .any(|name| name.starts_with("mcp__many__"))
+    );
+    assert_ready(&env.report("t"));
+}
