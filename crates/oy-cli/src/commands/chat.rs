@@ -155,6 +155,14 @@ pub(crate) fn run(config: Config, args: ChatArgs) -> Result<Exit> {
             built.agent.tool_context().child_killer(),
         )?;
         let prompts = crate::prompt_commands::load_for_chat(&config);
+        complete::set_prompt_commands(
+            &mut editor,
+            prompts
+                .commands
+                .iter()
+                .map(|command| command.name.clone())
+                .collect(),
+        );
         say_styled(
             |text| style.dim(text),
             &format!(

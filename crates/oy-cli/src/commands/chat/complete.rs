@@ -52,13 +52,25 @@ pub(super) fn editor(workspace: Option<Workspace>) -> rustyline::Result<ChatEdit
     let mut editor = ChatEditor::with_config(config)?;
     editor.set_helper(Some(ChatHelper {
         workspace: workspace.map(Arc::new),
+        prompts: Vec::new(),
     }));
     Ok(editor)
+}
+
+/// Adds the session's prompt commands (`/review` from `review.md`) to what
+/// Tab completes after `/`. Their names are checked when loaded (letters,
+/// digits, `-`, `_`), so they show as they are.
+pub(super) fn set_prompt_commands(editor: &mut ChatEditor, names: Vec<String>) {
+    if let Some(helper) = editor.helper_mut() {
+        helper.prompts = names;
+    }
 }
 
 /// Completes; does nothing else (no hints, no colours, Enter submits).
 pub(super) struct ChatHelper {
     workspace: Option<Arc<Workspace>>,
+    /// Prompt commands' names, completed like the built-in ones.
+    prompts: Vec<String>,
 }
 
 impl Completer for ChatHelper {
@@ -70,7 +82,7 @@ impl Completer for ChatHelper {
         pos: usize,
         _ctx: &Context<'_>,
     ) -> rustyline::Result<(usize, Vec<Pair>)> {
-        if let Some(commands) = command_candidates(line, pos) {
+        if let Some(commands) = command_candidates(line, pos, &self.prompts) {
             return Ok((1, commands));
         }
         let Some(workspace) = &self.workspace else {
@@ -97,18 +109,25 @@ impl Completer for ChatHelper {
 
 /// The command names for a `/partial` at the start of the line, with the
 /// cursor at its end.
-fn command_candidates(line: &str, pos: usize) -> Option<Vec<Pair>> {
+fn command_candidates(line: &str, pos: usize, prompts: &[String]) -> Option<Vec<Pair>> {
     let partial = line.get(..pos)?.strip_prefix('/')?;
     if partial.contains(char::is_whitespace) {
         return None;
     }
+    let mut names: Vec<&str> = COMMANDS
+        .iter()
+        .copied()
+        .chain(prompts.iter().map(String::as_str))
+        .filter(|name| name.starts_with(partial))
+        .collect();
+    names.sort_unstable();
+    names.dedup();
     Some(
-        COMMANDS
-            .iter()
-            .filter(|name| name.starts_with(partial))
+        names
+            .into_iter()
             .map(|name| Pair {
                 display: format!("/{name}"),
-                replacement: (*name).to_owned(),
+                replacement: name.to_owned(),
             })
             .collect(),
     )
@@ -130,7 +149,7 @@ mod tests {
     use super::*;
 
     fn replacements(line: &str) -> Vec<String> {
-        command_candidates(line, line.len())
+        command_candidates(line, line.len(), &[])
             .unwrap_or_default()
             .into_iter()
             .map(|pair| pair.replacement)
@@ -173,6 +192,17 @@ mod tests {
         assert_eq!(replacements("/mo"), ["mode", "model"]);
         assert_eq!(replacements("/"), COMMANDS);
         assert!(replacements("/mode pl").is_empty());
-        assert!(command_candidates("say /mo", 7).is_none());
+        assert!(command_candidates("say /mo", 7, &[]).is_none());
+    }
+
+    #[test]
+    fn prompt_commands_complete_beside_the_built_in_ones() {
+        let prompts = ["review".to_owned(), "release-notes".to_owned()];
+        let names: Vec<String> = command_candidates("/re", 3, &prompts)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|pair| pair.replacement)
+            .collect();
+        assert_eq!(names, ["redo", "release-notes", "resume", "review"]);
     }
 }
