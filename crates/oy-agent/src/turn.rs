@@ -111,6 +111,12 @@ impl Agent {
 
     async fn run_turn(&mut self, prompt: Prompt) -> Result<TurnOutcome, AgentError> {
         self.ask_window();
+        // AGENTS.md as it is now: `/init` (or the person) may have written
+        // it since the session began. Unchanged text keeps the
+        // instructions, and a provider's prompt cache, as they were.
+        if self.options.read_agents_md {
+            self.agents_md = crate::instructions::read_agents_md(self.tools.workspace());
+        }
         let message = prompt.message(&self.pending_notes);
         // A prompt too large for the window is refused before it counts
         // as a turn: no event, nothing recorded (docs/events.md).

@@ -156,6 +156,7 @@ fn init_sends_the_init_prompt_and_its_write_asks_first() {
                 json!({"path": "AGENTS.md", "content": "# Demo\n\n`cargo test` runs the tests.\n"}),
             ),
             text("Wrote AGENTS.md."),
+            text("Noted."),
         ],
     );
     let mut chat = chat(&oy, &mock, &[]);
@@ -173,6 +174,14 @@ fn init_sends_the_init_prompt_and_its_write_asks_first() {
         "# Demo\n\n`cargo test` runs the tests.\n"
     );
     assert_eq!(user_texts(&mock.requests()[0]), [oy_agent::INIT_PROMPT]);
+    // The next turn's instructions carry the AGENTS.md /init just wrote.
+    chat.line("what now?");
+    chat.expect("Noted.");
+    let instructions = mock_model::instructions(&mock.requests()[2]).unwrap();
+    assert!(
+        instructions.contains("`cargo test` runs the tests."),
+        "{instructions}"
+    );
     chat.prompt();
     chat.send("\x04");
     assert_eq!(chat.wait(), 0, "{}", chat.screen());
