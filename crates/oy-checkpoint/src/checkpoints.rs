@@ -205,10 +205,19 @@ impl Checkpoints {
                         inner.before = Some(snapshot);
                         commands
                     }
-                    Err(error) => Commands::Untracked {
-                        why: error.to_string(),
-                        outside_git: false,
-                    },
+                    Err(error) => {
+                        // One hang is enough: later turns of this run do
+                        // not wait for it again.
+                        if matches!(error, CheckpointError::GitTimedOut { .. }) {
+                            inner.git = Some(Err(NoSnapshots::failed(format!(
+                                "{error}; snapshots are off for the rest of this run"
+                            ))));
+                        }
+                        Commands::Untracked {
+                            why: error.to_string(),
+                            outside_git: false,
+                        }
+                    }
                 }
             }
             Err(no) => Commands::Untracked {
@@ -372,7 +381,7 @@ impl Inner {
         Ok(state)
     }
 
-    fn note(&mut self, at: usize, not_kept: Vec<NotKept>) {
+    pub(crate) fn note(&mut self, at: usize, not_kept: Vec<NotKept>) {
         let list = &mut self.index.turns[at].not_kept;
         for item in not_kept {
             if !list.iter().any(|known| known.path == item.path) {

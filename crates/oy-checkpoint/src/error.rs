@@ -24,6 +24,14 @@ pub enum CheckpointError {
     /// What a turn's commands changed cannot be undone: why.
     #[error("{0}")]
     NotUndoable(String),
+    /// A git command took longer than its bound and was killed.
+    #[error("git {command} took longer than {seconds} s (is a .gitignore not a regular file?)")]
+    GitTimedOut {
+        /// Which git command.
+        command: String,
+        /// The bound.
+        seconds: u64,
+    },
     /// A git command failed.
     #[error("git {command} failed: {detail}")]
     Git {

@@ -71,7 +71,7 @@ pub(crate) fn fold_commands(
                 Some(why) => State::Unknown {
                     why: format!("it was there before the turn but not in its snapshot: {why}"),
                 },
-                None => State::Absent,
+                None => new_or_moved(ws, &before, &change.path),
             },
             Some((mode, id)) if is_blob_mode(*mode) => {
                 let blob = blobs
@@ -122,6 +122,8 @@ pub(crate) fn fold_commands(
     // UTF-8, or ignored by git — perhaps by a `.gitignore` the commands
     // wrote): a file undo can address becomes an entry (absent before), so
     // undo removes it; anything else is named, never silently left.
+    let changed: std::collections::HashSet<&str> =
+        changes.iter().map(|change| change.path.as_str()).collect();
     let mut made_outside = Vec::new();
     for (path, why) in after
         .left_out
@@ -134,11 +136,25 @@ pub(crate) fn fold_commands(
             )
         }))
     {
-        if before.held_outside(&path).is_some() || inner.index.turns[at].entries.contains_key(&path)
+        // A path the trees compare (it has its true before), one already
+        // recorded, or one that was there: never "made".
+        if changed.contains(path.as_str())
+            || before.held_outside(&path).is_some()
+            || inner.index.turns[at].entries.contains_key(&path)
         {
             continue;
         }
         made_outside.push((path, why));
+    }
+    for name in after
+        .not_utf8
+        .iter()
+        .filter(|name| !before.not_utf8.contains(name))
+    {
+        not_kept.push(NotKept {
+            path: name.clone(),
+            why: "a command made it and its name is not UTF-8: undo leaves it".to_owned(),
+        });
     }
     if needed.len() + made_outside.len() > MAX_COMMAND_PATHS {
         return Err(CheckpointError::NotUndoable(format!(
@@ -153,7 +169,10 @@ pub(crate) fn fold_commands(
             matches!(found.state, State::File { .. }).then_some(path.clone())
         });
         match file {
-            Some(path) => befores.push((path, State::Absent)),
+            Some(path) => {
+                let state = new_or_moved(ws, &before, &path);
+                befores.push((path, state));
+            }
             None => not_kept.push(NotKept {
                 path,
                 why: format!("a command made it and {why}: undo leaves it"),
@@ -198,7 +217,7 @@ pub(crate) fn fold_commands(
             entry.after = Some(after_state);
         }
     }
-    inner.index.turns[at].not_kept.extend(not_kept);
+    inner.note(at, not_kept);
     if let Commands::Git {
         after_tree: slot, ..
     } = &mut inner.index.turns[at].commands
@@ -238,4 +257,23 @@ pub(crate) fn capture_or_other(
         },
         bytes: None,
     })
+}
+
+/// `Absent` for a file the turn's commands made; `Unknown` for one that is
+/// a file that was there before under another name (moved or linked from
+/// a file the snapshot did not hold: same device and inode), which undo
+/// must never remove.
+fn new_or_moved(ws: &Workspace, before: &Snapshot, path: &str) -> State {
+    let moved = ws
+        .path(path)
+        .ok()
+        .and_then(|at| ws.symlink_metadata(&at).ok())
+        .is_some_and(|meta| before.inodes.contains(&meta.file_id));
+    if moved {
+        State::Unknown {
+            why: "it is a file that was there before the turn under another name".to_owned(),
+        }
+    } else {
+        State::Absent
+    }
 }

@@ -190,6 +190,7 @@ impl TurnRecord {
             Some(after) => !after.same_as(&entry.before),
             None => true,
         }) || matches!(self.commands, Commands::Untracked { .. })
+            || !self.not_kept.is_empty()
     }
 
     pub(crate) fn summary(&self) -> TurnSummary {

@@ -158,6 +158,22 @@ fn restore(
         diff: String::new(),
     };
     let plan = plan(inner, picked, direction, &mut report);
+    // What the turns saw but could not keep stays as it is: say so.
+    for &at in picked {
+        for item in &inner.index.turns[at].not_kept {
+            if !plan.contains_key(&item.path)
+                && !report
+                    .unrestorable
+                    .iter()
+                    .any(|known| known.path == item.path)
+            {
+                report.unrestorable.push(Unrestorable {
+                    path: item.path.clone(),
+                    why: item.why.clone(),
+                });
+            }
+        }
+    }
     let mut steps = Vec::new();
     for (path, goal) in plan {
         if let Some(step) = check(ws, path, goal, &mut report)? {

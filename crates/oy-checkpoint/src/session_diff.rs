@@ -56,31 +56,46 @@ impl Checkpoints {
 }
 
 impl Checkpoints {
-    /// The turns (not undone) whose commands' changes were not recorded,
-    /// and those whose record could not be read back, with why (`turn 3:
-    /// …`): what [`Self::diff`] cannot show. Turns
-    /// outside git are not listed (that is the workspace's nature, not a
-    /// failure).
+    /// What [`Self::diff`] cannot show, one line each: turns whose
+    /// commands' changes were not recorded (also after an undo, which
+    /// could not take them back either), turns whose record could not be
+    /// read back, and paths a turn saw but could not keep (`turn 3: x: …`).
+    /// Turns outside git are not listed: see [`Self::outside_git`].
     pub fn unrecorded(&self) -> Vec<String> {
         let inner = self.lock();
-        let unreadable =
+        let mut lines = Vec::new();
+        for record in &inner.index.turns {
+            if let Commands::Untracked {
+                why,
+                outside_git: false,
+            } = &record.commands
+            {
+                lines.push(format!("turn {}: {why}", record.turn));
+            }
+            for item in &record.not_kept {
+                lines.push(format!("turn {}: {}: {}", record.turn, item.path, item.why));
+            }
+        }
+        lines.extend(
             inner.index.unreadable.iter().map(|(turn, why)| {
                 format!("turn {turn}: its checkpoint could not be read ({why})")
-            });
-        inner
-            .index
-            .turns
-            .iter()
-            .filter(|record| record.state != TurnState::Undone)
-            .filter_map(|record| match &record.commands {
+            }),
+        );
+        lines
+    }
+
+    /// True when the session's commands are not tracked because its
+    /// workspace is not in a git repository (and some turn ran commands).
+    pub fn outside_git(&self) -> bool {
+        self.lock().index.turns.iter().any(|record| {
+            matches!(
+                record.commands,
                 Commands::Untracked {
-                    why,
-                    outside_git: false,
-                } => Some(format!("turn {}: {why}", record.turn)),
-                _ => None,
-            })
-            .chain(unreadable)
-            .collect()
+                    outside_git: true,
+                    ..
+                }
+            )
+        })
     }
 }
 

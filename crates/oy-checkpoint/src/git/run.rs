@@ -130,10 +130,10 @@ fn pipe(
             Ok(None) => {
                 let _ = child.kill();
                 let _ = child.wait();
-                return Err(failed(format!(
-                    "it took longer than {} s (is a .gitignore not a regular file?)",
-                    GIT_TIMEOUT.as_secs()
-                )));
+                return Err(CheckpointError::GitTimedOut {
+                    command: name,
+                    seconds: GIT_TIMEOUT.as_secs(),
+                });
             }
             Err(error) => return Err(failed(error.to_string())),
         }

@@ -6,7 +6,7 @@
 //! taken out of the index and named, so a snapshot never fails on them
 //! and never hashes a huge file.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
 use std::path::Path;
 
@@ -24,33 +24,43 @@ pub(crate) struct Snapshot {
     pub(crate) tree: String,
     /// Paths that were there but are not in the tree, with why.
     pub(crate) left_out: BTreeMap<String, String>,
+    /// Names that are not UTF-8, shown escaped: never an entry (a lossy
+    /// key could name another file), only named.
+    pub(crate) not_utf8: Vec<String>,
     /// Paths git ignored when the snapshot was taken (a directory as
-    /// `dir/`), when asked for.
-    pub(crate) ignored: Vec<String>,
+    /// `dir/`).
+    pub(crate) ignored: BTreeSet<String>,
     /// The real permission bits of the tree's files, when asked for.
     pub(crate) modes: BTreeMap<String, u32>,
+    /// Device and inode of every left-out or ignored file (not inside an
+    /// ignored directory), when asked for: a file a command only moved or
+    /// linked is not one it made.
+    pub(crate) inodes: HashSet<(u64, u64)>,
 }
 
 impl Snapshot {
-    /// Why `path`, which the tree does not hold, was there all the same.
+    /// Why `path`, which the tree does not hold, was there all the same:
+    /// it, or a directory above it, was left out or ignored.
     pub(crate) fn held_outside(&self, path: &str) -> Option<String> {
-        // A left-out directory (a nested repository) holds what is below it.
-        for (left, why) in &self.left_out {
-            if path == left
-                || path
-                    .strip_prefix(left.as_str())
-                    .is_some_and(|rest| rest.starts_with('/'))
-            {
+        if let Some(why) = self.left_out.get(path) {
+            return Some(why.clone());
+        }
+        if self.ignored.contains(path) || self.ignored.contains(&format!("{path}/")) {
+            return Some("git ignored it before the turn".to_owned());
+        }
+        let mut end = 0;
+        while let Some(at) = path[end..].find('/') {
+            end += at;
+            let dir = &path[..end];
+            if let Some(why) = self.left_out.get(dir) {
                 return Some(why.clone());
             }
+            if self.ignored.contains(&path[..=end]) {
+                return Some("git ignored it before the turn".to_owned());
+            }
+            end += 1;
         }
-        self.ignored
-            .iter()
-            .any(|ignored| match ignored.strip_suffix('/') {
-                Some(dir) => path == dir || path.starts_with(ignored.as_str()),
-                None => path == ignored,
-            })
-            .then(|| "git ignored it before the turn".to_owned())
+        None
     }
 }
 
@@ -100,12 +110,16 @@ impl Git {
         let mut keep = Vec::new();
         let mut gone = Vec::new();
         let mut left_out = BTreeMap::new();
+        let mut not_utf8 = Vec::new();
         for name in names {
             let shown = String::from_utf8_lossy(name).into_owned();
             let found = match std::str::from_utf8(name) {
                 _ if name.ends_with(b"/") => Found::LeftOut("a nested git repository".to_owned()),
                 Ok(text) => self.look(text, max_file, &mut parents),
-                Err(_) => Found::LeftOut("its name is not UTF-8".to_owned()),
+                Err(_) => {
+                    not_utf8.push(name.escape_ascii().to_string());
+                    Found::Gone
+                }
             };
             let list = match found {
                 Found::Keep => &mut keep,
@@ -136,11 +150,13 @@ impl Git {
         let mut snapshot = Snapshot {
             tree: String::from_utf8_lossy(&tree).trim().to_owned(),
             left_out,
+            not_utf8,
             ..Snapshot::default()
         };
         snapshot.ignored = self.ignored()?;
         if full {
             snapshot.modes = self.modes(&mut parents)?;
+            snapshot.inodes = self.inodes(&snapshot, &mut parents);
         }
         Ok(snapshot)
     }
@@ -150,7 +166,7 @@ impl Git {
     /// whole only because everything in it now is ignored (`logs/` with
     /// `*.log`) is listed file by file, so a new file in it is never taken
     /// for one that was there.
-    fn ignored(&self) -> Result<Vec<String>, CheckpointError> {
+    fn ignored(&self) -> Result<BTreeSet<String>, CheckpointError> {
         let names = |out: Vec<u8>| -> Vec<String> {
             out.split(|byte| *byte == 0)
                 .filter(|name| !name.is_empty())
@@ -168,9 +184,22 @@ impl Git {
             ],
             None,
         )?);
-        let (dirs, mut ignored): (Vec<String>, Vec<String>) =
+        let (mut dirs, files): (Vec<String>, Vec<String>) =
             listed.into_iter().partition(|name| name.ends_with('/'));
-        if dirs.is_empty() {
+        let mut ignored: BTreeSet<String> = files.into_iter().collect();
+        // A directory inside another listed one is covered by it.
+        dirs.sort();
+        dirs.dedup();
+        let mut outer: Vec<String> = Vec::new();
+        for dir in dirs {
+            if !outer
+                .last()
+                .is_some_and(|last| dir.starts_with(last.as_str()))
+            {
+                outer.push(dir);
+            }
+        }
+        if outer.is_empty() {
             return Ok(ignored);
         }
         // check-ignore reads its names as pathspecs (literal mode is not
@@ -178,43 +207,63 @@ impl Git {
         // is not asked, and is listed file by file instead.
         let plain = |dir: &String| !dir.starts_with(':') && !dir.contains(['*', '?', '[', '\\']);
         let mut asked = Vec::new();
-        for dir in dirs.iter().filter(|dir| plain(dir)) {
+        for dir in outer.iter().filter(|dir| plain(dir)) {
             asked.extend_from_slice(dir.as_bytes());
             asked.push(0);
         }
-        let whole: std::collections::HashSet<String> = names(self.run_allowing_exit(
-            &["check-ignore", "-z", "--stdin", "--no-index"],
-            Some(&asked),
-            1,
-        )?)
-        .into_iter()
-        .collect();
-        for dir in dirs {
-            if whole.contains(&dir) {
-                ignored.push(dir);
-                continue;
-            }
-            let inside = names(self.run(
-                &[
-                    "ls-files",
-                    "-z",
-                    "--others",
-                    "--ignored",
-                    "--exclude-standard",
-                    "--",
-                    &dir,
-                ],
-                None,
-            )?);
+        let whole: HashSet<String> = if asked.is_empty() {
+            HashSet::new()
+        } else {
+            names(self.run_allowing_exit(
+                &["check-ignore", "-z", "--stdin", "--no-index"],
+                Some(&asked),
+                1,
+            )?)
+            .into_iter()
+            .collect()
+        };
+        let (whole_dirs, partial): (Vec<String>, Vec<String>) =
+            outer.into_iter().partition(|dir| whole.contains(dir));
+        ignored.extend(whole_dirs);
+        // The others listed file by file, a few hundred directories a call.
+        for chunk in partial.chunks(256) {
+            let mut args = vec![
+                "ls-files",
+                "-z",
+                "--others",
+                "--ignored",
+                "--exclude-standard",
+                "--",
+            ];
+            args.extend(chunk.iter().map(String::as_str));
+            let inside = names(self.run(&args, None)?);
             if ignored.len() + inside.len() > MAX_PATHS {
                 // Too many to list: taken whole, as "there before".
-                ignored.push(dir);
+                ignored.extend(chunk.iter().cloned());
             } else {
                 ignored.extend(inside);
             }
         }
-        ignored.sort();
         Ok(ignored)
+    }
+
+    /// Device and inode of each left-out path and each ignored file (not
+    /// the files inside an ignored directory: too many to look at).
+    fn inodes(
+        &self,
+        snapshot: &Snapshot,
+        parents: &mut HashMap<String, bool>,
+    ) -> HashSet<(u64, u64)> {
+        snapshot
+            .left_out
+            .keys()
+            .chain(snapshot.ignored.iter().filter(|name| !name.ends_with('/')))
+            .take(MAX_PATHS)
+            .filter(|name| self.parents_are_dirs(name, parents))
+            .filter_map(|name| lstat(&self.root.join(name)).ok())
+            .filter(|meta| meta.is_file())
+            .map(|meta| (meta.dev(), meta.ino()))
+            .collect()
     }
 
     /// The permission bits of every file in the index (a file's mode in a

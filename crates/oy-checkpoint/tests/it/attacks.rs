@@ -567,3 +567,129 @@ fn the_snapshot_store_is_private_like_the_rest() {
     }
     assert!(seen > 5);
 }
+
+#[test]
+fn a_file_that_grew_past_the_bound_comes_back_rather_than_going() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write("dev.db", &"x".repeat(3_000));
+    command_turn(&s, 1, |root| {
+        sh(root, "head -c 17000000 /dev/zero >> dev.db")
+    });
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(s.read("dev.db").unwrap(), "x".repeat(3_000), "{report:?}");
+}
+
+#[test]
+fn a_file_a_command_only_moved_or_linked_is_never_removed() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write(".gitignore", "target/\n.env*\n");
+    s.outside_write(".env", "API_KEY=secret\n");
+    s.outside_write("data.bin", "");
+    sh(s.root(), "truncate -s 20M data.bin && cp .env .env.keep");
+    command_turn(&s, 1, |root| {
+        sh(
+            root,
+            "mv .env .env.bak && mv data.bin data_raw.bin && mv .env.keep config.env",
+        );
+    });
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(
+        s.read(".env.bak").unwrap(),
+        "API_KEY=secret\n",
+        "{report:?}"
+    );
+    assert_eq!(
+        s.read("config.env").unwrap(),
+        "API_KEY=secret\n",
+        "{report:?}"
+    );
+    assert_eq!(
+        std::fs::metadata(s.root().join("data_raw.bin"))
+            .unwrap()
+            .len(),
+        20 << 20
+    );
+}
+
+#[test]
+fn a_name_that_is_not_utf8_never_stands_for_another_file() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write("notes\u{fffd}.md", "the person's notes\n");
+    git(s.root(), &["add", "-A"]);
+    git(s.root(), &["commit", "-q", "-m", "notes"]);
+    command_turn(&s, 1, |root| {
+        sh(root, "printf junk > \"$(printf 'notes\\377.md')\"")
+    });
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(
+        s.read("notes\u{fffd}.md").unwrap(),
+        "the person's notes\n",
+        "{report:?}"
+    );
+    let summary = s.checkpoints.turns().pop().unwrap();
+    assert!(
+        summary
+            .not_kept
+            .iter()
+            .any(|item| item.path.contains("\\xff")),
+        "{summary:?}"
+    );
+}
+
+#[test]
+fn what_undo_cannot_take_back_is_still_said_after_it() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    command_turn(&s, 1, |root| {
+        sh(
+            root,
+            "mkdir j && for i in $(seq 5001); do : > j/$i; done; echo evil >> tracked.txt",
+        );
+    });
+    s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    let unrecorded = s.checkpoints.unrecorded();
+    assert!(
+        unrecorded.iter().any(|line| line.starts_with("turn 1:")),
+        "{unrecorded:?}"
+    );
+}
+
+#[test]
+fn many_directories_of_ignored_files_cost_one_listing_not_one_each() {
+    if !have_git() {
+        return;
+    }
+    let s = repo();
+    s.outside_write(".gitignore", "target/\n*.log\n");
+    sh(
+        s.root(),
+        "for i in $(seq 300); do mkdir -p d/$i; : > d/$i/x.log; done",
+    );
+    command_turn(&s, 1, |root| {
+        sh(
+            root,
+            "for i in $(seq 300); do mkdir -p e/$i; : > e/$i/y.log; done; echo x >> tracked.txt",
+        );
+    });
+    let summary = s.checkpoints.turns().pop().unwrap();
+    // 300 new ignored files, counted once each: well within the bound.
+    assert!(
+        matches!(summary.commands, Commands::Git { .. }),
+        "{summary:?}"
+    );
+    let report = s.checkpoints.undo(&s.ws, 1, false).unwrap();
+    assert_eq!(s.read("tracked.txt").unwrap(), "tracked\n", "{report:?}");
+    assert!(s.root().join("d/1/x.log").exists());
+    assert!(!s.root().join("e/1/y.log").exists(), "{report:?}");
+}

@@ -56,14 +56,10 @@ pub(crate) fn run(config: &Config, args: &UndoArgs) -> Result<Exit> {
 pub(crate) fn diff(config: &Config, args: &DiffArgs) -> Result<Exit> {
     let (workspace, checkpoints) = open(config, args.session.as_deref())?;
     let diff = checkpoints.diff(&workspace)?;
-    let unrecorded = checkpoints.unrecorded();
-    for turn in &unrecorded {
-        crate::report::hint(&format!("not in this diff: what the commands of {turn}"));
+    for line in diff_notes(&checkpoints, diff.is_empty()) {
+        crate::report::hint(&line);
     }
     if diff.is_empty() {
-        if unrecorded.is_empty() {
-            crate::report::hint("the session changed nothing that is still in the workspace");
-        }
         return Ok(Exit::Ok);
     }
     write!(crate::stdout::lock(), "{}", shown_diff(&diff))?;
@@ -156,21 +152,13 @@ pub(crate) async fn chat_command(
         }
         ChatInput::Redo => agent.redo(false).await,
         _ => {
-            let unrecorded = agent
-                .tool_context()
-                .checkpoints()
-                .map(|checkpoints| checkpoints.unrecorded())
-                .unwrap_or_default();
-            for turn in &unrecorded {
-                say(&style.yellow(&format!(
-                    "not in this diff: what the commands of {}",
-                    crate::render::terminal_line(turn)
-                )));
-            }
-            match agent.session_diff().await {
-                Ok(diff) if diff.is_empty() && unrecorded.is_empty() => {
-                    say("this session has changed nothing (that is still there)")
+            let result = agent.session_diff().await;
+            if let (Some(checkpoints), Ok(diff)) = (agent.tool_context().checkpoints(), &result) {
+                for line in diff_notes(checkpoints, diff.is_empty()) {
+                    say(&style.yellow(&crate::render::terminal_line(&line)));
                 }
+            }
+            match result {
                 Ok(diff) if diff.is_empty() => {}
                 Ok(diff) => {
                     let _ = write!(crate::stdout::lock(), "{}", shown_diff(&diff));
@@ -189,4 +177,24 @@ pub(crate) async fn chat_command(
         Err(oy_agent::AgentError::Checkpoint(CheckpointError::Nothing(message))) => say(&message),
         Err(error) => say(&style.red(&format!("oy: {error}"))),
     }
+}
+
+/// What a session diff cannot show, for `oy diff` and `/diff`: each
+/// unrecorded change, and when the diff is `empty`, why (nothing changed,
+/// or commands outside git are not tracked).
+fn diff_notes(checkpoints: &Checkpoints, empty: bool) -> Vec<String> {
+    let mut notes: Vec<String> = checkpoints
+        .unrecorded()
+        .into_iter()
+        .map(|line| format!("not in this diff: {line}"))
+        .collect();
+    if checkpoints.outside_git() {
+        notes.push(
+            "not in this diff: what commands changed (the workspace is not in a git repository)"
+                .to_owned(),
+        );
+    } else if empty && notes.is_empty() {
+        notes.push("the session changed nothing that is still in the workspace".to_owned());
+    }
+    notes
 }

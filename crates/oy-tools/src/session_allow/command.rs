@@ -220,6 +220,7 @@ const NO_PREFIX: &str = "
     emacs emacsclient nano cmake gcc g++ cc c++ clang clang++ ld socat nc ncat netcat telnet
     ftp openssl sqlite3 mysql psql tmux screen m4 docker podman kubectl
     rg sort bat batcat delta fakeroot ccache eatmydata sg
+    setarch linux32 linux64 prlimit dbus-run-session run-parts
     . : [ [[ alias bg bind break builtin caller cd command compgen complete compopt
     continue coproc declare dirs disown enable eval exec exit export fc fg function getopts
     hash help history jobs let local logout mapfile popd printf pushd read readarray
@@ -242,6 +243,12 @@ const SUBCOMMANDS: &[Subcommands] = &[
         &[],
         &[
             "grep",
+            "fetch",
+            "pull",
+            "clone",
+            "ls-remote",
+            "push",
+            "archive",
             "submodule",
             "bisect",
             "rebase",
