@@ -174,7 +174,7 @@ pub enum AgentEvent {
         /// A sentence for people when it did not end with `done`.
         #[serde(skip_serializing_if = "Option::is_none")]
         reason: Option<String>,
-        /// What would let a refused call run (`rerun with --mode …`).
+        /// What would let a refused call run (`use the auto-approve mode …`).
         #[serde(skip_serializing_if = "Option::is_none")]
         hint: Option<String>,
         /// Model requests made in the turn.

@@ -193,21 +193,24 @@ impl Policy {
 
     /// True when a tool with this effect is listed for the model. "Ask"
     /// tools are listed even without a person: the call is then refused
-    /// with a message naming the flag that would allow it.
+    /// with a message naming the mode that would allow it.
     pub fn offers(&self, effect: Effect) -> bool {
         self.decide(effect) != Decision::Deny
     }
 
-    /// The flag that would let `effect` run without asking.
+    /// What would let `effect` run without asking: the mode or setting,
+    /// by name.
     pub fn hint_for(&self, effect: Effect) -> String {
+        // Modes and settings by name, never a frontend's flags: an
+        // embedding program has its own way to choose them.
         match effect {
             Effect::WorkspaceWrite => {
-                "rerun with --mode accept-edits (or --mode auto-approve) to allow file changes, or run interactively to approve each one".to_owned()
+                "use the accept-edits (or auto-approve) mode to allow file changes, or run interactively to approve each one".to_owned()
             }
             Effect::Process => {
-                "rerun with --mode auto-approve to allow commands, or run interactively to approve each one".to_owned()
+                "use the auto-approve mode to allow commands, or run interactively to approve each one".to_owned()
             }
-            Effect::Network => "rerun with --network allow to allow fetches".to_owned(),
+            Effect::Network => "allow the network (network: allow) to allow fetches".to_owned(),
             Effect::AskUser => "decide yourself and say what you assumed".to_owned(),
             Effect::Read => String::new(),
         }

@@ -162,7 +162,7 @@ fn a_bare_no_says_you_declined_and_hints_what_would_allow_it() {
     chat.expect("[y/N");
     chat.answer("n\r");
     chat.expect("you declined `bash`");
-    chat.expect("hint: rerun with --mode auto-approve");
+    chat.expect("hint: use the auto-approve mode");
     assert!(!chat.screen().contains("no one could answer"));
     chat.prompt();
     chat.send("\x04");
@@ -187,7 +187,8 @@ fn without_a_terminal_the_refusal_says_no_one_could_be_asked_and_hints_the_mode(
         ran.stderr
     );
     assert!(
-        ran.stderr.contains("hint: rerun with --mode accept-edits"),
+        ran.stderr
+            .contains("hint: use the accept-edits (or auto-approve) mode"),
         "{}",
         ran.stderr
     );

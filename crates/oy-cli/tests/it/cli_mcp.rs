@@ -132,7 +132,11 @@ fn without_a_person_default_mode_refuses_the_call_and_plan_mode_starts_nothing()
     let ran = mock_model::run(&oy, &mock, &["write it"]);
     // Nobody can approve: the turn stops by policy, saying what allows it.
     assert_eq!(ran.code, 3, "{}", ran.stderr);
-    assert!(ran.stderr.contains("--mode auto-approve"), "{}", ran.stderr);
+    assert!(
+        ran.stderr.contains("the auto-approve mode"),
+        "{}",
+        ran.stderr
+    );
     assert!(!target.exists());
 
     let quiet = Server::start(Options::default());

@@ -28,7 +28,11 @@ fn writes_are_denied_without_a_terminal_in_default_mode() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("--mode accept-edits"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("accept-edits (or auto-approve) mode"),
+        "{}",
+        out.stdout
+    );
     assert!(!oy.root.join("a.txt").exists());
 }
 
@@ -204,7 +208,11 @@ fn patch_reads_a_raw_envelope_from_stdin() {
     // Default mode without a terminal: refused, nothing changes.
     let out = oy.run_with_stdin(&["tool", "patch", "-"], Some(envelope));
     assert_eq!(out.code, 1, "{}", out.stdout);
-    assert!(out.stdout.contains("--mode accept-edits"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("accept-edits (or auto-approve) mode"),
+        "{}",
+        out.stdout
+    );
     assert_eq!(
         oy.read("main.rs"),
         "fn main() {\n    println!(\"hi\");\n}\n"
@@ -277,7 +285,11 @@ fn bash_is_refused_without_a_terminal_in_default_mode() {
         "{}",
         out.stdout
     );
-    assert!(out.stdout.contains("--mode auto-approve"), "{}", out.stdout);
+    assert!(
+        out.stdout.contains("the auto-approve mode"),
+        "{}",
+        out.stdout
+    );
     assert!(!oy.root.join("ran.txt").exists());
 }
 

@@ -57,7 +57,7 @@ pub(crate) fn explain_refusal(
     }
     if !network && NET_SIGNS.iter().any(|sign| output.contains(sign)) {
         return Some(
-            "oy sandbox: the network is off for commands (only Unix sockets are allowed).\nRECOVERY: work offline (vendored or cached dependencies); if the command needs the network, ask the user to rerun with `--network allow`"
+            "oy sandbox: the network is off for commands (only Unix sockets are allowed).\nRECOVERY: work offline (vendored or cached dependencies); if the command needs the network, ask the user to allow the network (network: allow)"
                 .to_owned(),
         );
     }
@@ -186,7 +186,7 @@ mod tests {
                 "curl: (6) Could not resolve host: example.com",
                 "/ws",
                 false,
-                Some(&["--network allow"]),
+                Some(&["network: allow"]),
             ),
             ("all good", "/ws", false, None),
             ("curl: (6) Could not resolve host: x", "/ws", true, None),

@@ -320,7 +320,7 @@ fn default_mode_without_a_person_denies_with_the_hint() {
         let env = Env::new(mode);
         let out = env.call("bash", json!({"command": "touch ran.txt"}));
         assert_tool_error(&out, "bash denied");
-        assert_tool_error(&out, "--mode auto-approve");
+        assert_tool_error(&out, "the auto-approve mode");
         assert!(!env.exists("ran.txt"));
         assert!(env.ctx.ledger().entries().is_empty());
     }

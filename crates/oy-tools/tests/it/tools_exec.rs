@@ -274,7 +274,7 @@ fn policy_plan_hides_it_default_denies_it_and_the_preview_is_the_argv() {
     let env = Env::new(Mode::Default);
     let out = env.call("exec", json!({"cmd": "touch", "args": ["ran.txt"]}));
     assert_tool_error(&out, "exec denied");
-    assert_tool_error(&out, "--mode auto-approve");
+    assert_tool_error(&out, "the auto-approve mode");
     assert!(!env.exists("ran.txt"));
 
     let env = Env::interactive(Mode::AcceptEdits, Answer::Approve);

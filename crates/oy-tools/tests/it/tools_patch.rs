@@ -603,7 +603,7 @@ fn default_mode_without_a_person_is_denied_with_a_hint() {
     let env = Env::new(Mode::Default);
     env.file("a.txt", "a\n");
     let out = patch(&env, SIMPLE);
-    assert_tool_error(&out, "--mode");
+    assert_tool_error(&out, "mode to allow");
     assert!(out.text.contains("denied"), "{}", out.text);
     assert_eq!(env.read("a.txt"), "a\n");
     assert!(!env.exists("b.txt"));

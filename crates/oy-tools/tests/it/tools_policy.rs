@@ -112,7 +112,11 @@ fn default_mode_without_a_person_denies_writes_with_the_flag_to_use() {
     let env = Env::new(Mode::Default);
     let out = env.call("write", json!({"path": "a.txt", "content": "x"}));
     assert_tool_error(&out, "no one to ask");
-    assert!(out.text.contains("--mode accept-edits"), "{}", out.text);
+    assert!(
+        out.text.contains("accept-edits (or auto-approve) mode"),
+        "{}",
+        out.text
+    );
     assert!(!env.exists("a.txt"));
     assert!(!env.ctx.ledger().side_effect_attempted());
 }

@@ -235,7 +235,7 @@ fn a_file_put_on_the_command_path_needs_the_command_approval() {
         json!({"path": "bin/bash", "content": "#!/bin/sh\nid\n"}),
     );
     assert_tool_error(&out, "command PATH");
-    assert!(out.text.contains("--mode auto-approve"), "{}", out.text);
+    assert!(out.text.contains("the auto-approve mode"), "{}", out.text);
     assert_eq!(
         out.refusal.as_ref().map(|r| r.by),
         Some(RefusedBy::NoOneToAsk)
@@ -451,7 +451,7 @@ fn a_no_with_a_reason_reaches_the_model_and_a_bare_no_stops_the_turn() {
     let refusal = out.refusal.expect("a bare no is a refusal");
     assert_eq!(refusal.by, RefusedBy::Person);
     assert!(
-        refusal.hint.contains("--mode accept-edits"),
+        refusal.hint.contains("accept-edits (or auto-approve) mode"),
         "{}",
         refusal.hint
     );

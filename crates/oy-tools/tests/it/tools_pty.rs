@@ -360,7 +360,7 @@ fn default_mode_without_a_terminal_denies_with_the_hint() {
         json!({"cmd": format!("touch {}", ran.display())}),
     );
     assert_tool_error(&out, "non-interactive");
-    assert!(out.text.contains("--mode auto-approve"), "{}", out.text);
+    assert!(out.text.contains("the auto-approve mode"), "{}", out.text);
     assert!(!ran.exists());
     assert!(env.ctx.ledger().entries().is_empty());
 }

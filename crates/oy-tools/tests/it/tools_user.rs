@@ -148,7 +148,7 @@ fn user_tools_are_processes_for_the_policy() {
     let default = env_with(Mode::AcceptEdits, &text);
     let out = default.call("echo_json", json!({"msg": "x"}));
     assert_tool_error(&out, "no one to ask");
-    assert!(out.text.contains("--mode auto-approve"), "{}", out.text);
+    assert!(out.text.contains("the auto-approve mode"), "{}", out.text);
 }
 
 #[test]

@@ -327,7 +327,7 @@ fn asks_in_default_mode_and_is_denied_without_a_user() {
     let url = format!("http://docs.test:{}/", server.port());
     let quiet = with_tool(Env::new(Mode::Default), tool());
     assert_eq!(quiet.registry.specs(&quiet.ctx).len(), 1);
-    assert_tool_error(&fetch(&quiet, json!({ "url": url })), "--network allow");
+    assert_tool_error(&fetch(&quiet, json!({ "url": url })), "network: allow");
     let declined = with_tool(Env::interactive(Mode::Default, Answer::Deny), tool());
     assert_tool_error(&fetch(&declined, json!({ "url": url })), "declined");
     // No lookup (a DNS query can carry data out) and no connection before approval.
