@@ -4,7 +4,7 @@
 //! the data is being written).
 
 use std::fs;
-use std::os::unix::fs::{PermissionsExt, symlink};
+use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -759,15 +759,26 @@ fn private_content_is_never_in_a_file_others_can_read() {
                     return;
                 };
                 for fd in fds.flatten() {
+                    // Other tests of this process open and close files at
+                    // the same time: an fd number read here may be reused
+                    // before it is looked at. The same inode before and
+                    // after the link is read means the link was its own.
+                    let Ok(first) = fs::metadata(fd.path()) else {
+                        continue;
+                    };
                     let Ok(target) = fs::read_link(fd.path()) else {
                         continue;
                     };
+                    let Ok(meta) = fs::metadata(fd.path()) else {
+                        continue;
+                    };
+                    if (first.dev(), first.ino()) != (meta.dev(), meta.ino()) {
+                        continue;
+                    }
                     if !target.starts_with(&fx.root) {
                         continue;
                     }
-                    if let Ok(meta) = fs::metadata(fd.path())
-                        && meta.is_file()
-                    {
+                    if meta.is_file() {
                         observed.fetch_add(1, Ordering::Relaxed);
                         let mode = meta.permissions().mode() & 0o777;
                         if mode & 0o077 != 0 {
