@@ -22,6 +22,7 @@ mod cli_audit_secrets;
 mod cli_chat;
 mod cli_chat_start;
 mod cli_completions;
+mod cli_concurrency;
 mod cli_config;
 mod cli_did_you_mean;
 mod cli_doctor;
