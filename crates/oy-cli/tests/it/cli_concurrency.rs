@@ -77,7 +77,7 @@ fn two_processes_writing_one_file_never_leave_it_torn() {
         .collect();
     assert!(odd.is_empty(), "{odd:?}");
     assert!(
-        codes.iter().filter(|(code, _)| *code == 0).count() >= 20,
+        codes.iter().filter(|(code, _)| *code == 0).count() >= 6,
         "{codes:?}"
     );
     assert!(reads > 0);
