@@ -7,6 +7,7 @@
 
 mod bench;
 mod codegen;
+mod release;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +55,11 @@ commands:
            only the process sandbox's cost: `oy tool bash` running `true`
            with --sandbox on and off (median of 31 each, interleaved), and
            the time it adds per command against the 5 ms goal
+  release [--dry-run] VERSION
+           bump the workspace version, write CHANGELOG.md from the commit
+           subjects since the last v* tag (grouped by scope), and name the
+           tag to make; --dry-run only shows it. Never commits, tags or
+           pushes
 ";
 
 fn main() -> ExitCode {
@@ -75,6 +81,7 @@ fn main() -> ExitCode {
                 .and_then(|()| bench::bench_audit())
                 .and_then(|()| bench::bench_sandbox())
         }
+        Some("release") => release::release(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
