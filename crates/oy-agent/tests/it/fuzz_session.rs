@@ -13,7 +13,7 @@ use oy_tools::{Mode, TodoItem, TodoStatus, ToolState};
 use proptest::prelude::*;
 use proptest::sample::Index;
 
-use crate::fuzz::{fuzz, mutated};
+use crate::fuzz::{Bytes, fuzz, mutated};
 use crate::support::{Ws, builder, scripted, text};
 
 const ID: &str = "fuzz";
@@ -126,7 +126,7 @@ fn fuzz_session_files() {
             .prop_flat_map(|text| mutated(vec![text], DICTIONARY, 2)),
         1 => reshuffled(lines),
     ];
-    fuzz("session", 200, inputs, |bytes| {
+    fuzz("session", 200, inputs.prop_map(Bytes), |Bytes(bytes)| {
         std::fs::write(&file, &bytes).unwrap();
         let _ = store.list();
         let Ok(loaded) = store.load(ID) else {

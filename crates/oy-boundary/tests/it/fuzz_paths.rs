@@ -12,7 +12,7 @@ use oy_boundary::{BoundaryError, EscapeRoute, InvalidPathReason, Workspace};
 use proptest::prelude::*;
 use proptest::sample::select;
 
-use crate::fuzz::{fuzz, mutated};
+use crate::fuzz::{Bytes, fuzz, mutated};
 
 /// What the lexical rules say a path string is.
 #[derive(Debug, PartialEq, Eq)]
@@ -186,8 +186,8 @@ fn fuzz_workspace_path() {
     std::fs::create_dir(&root).unwrap();
     let ws = Workspace::open(&root).unwrap();
     let open = Workspace::open_unrestricted_host_filesystem(&root).unwrap();
-    let strategy = inputs(&root);
-    fuzz("paths", 2000, strategy, |input| {
+    let strategy = inputs(&root).prop_map(Bytes);
+    fuzz("paths", 2000, strategy, |Bytes(input)| {
         check(&ws, &root, &input)?;
         // Unrestricted: any answer, but no panic, and the root maps home.
         if let Ok(path) = open.path(OsStr::from_bytes(&input)) {

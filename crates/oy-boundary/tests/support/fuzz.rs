@@ -101,7 +101,7 @@ fn config(cases: u32) -> Config {
 fn describe<T: Debug>(error: &TestError<T>) -> String {
     match error {
         TestError::Abort(why) => format!("aborted: {why}"),
-        TestError::Fail(why, input) => format!("{why}\nminimal failing input: {input:#?}"),
+        TestError::Fail(why, input) => format!("{why}\nminimal failing input: {input:?}"),
     }
 }
 
@@ -127,6 +127,21 @@ fn fresh_seed(counter: u64) -> [u8; 32] {
 
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// Bytes that print as a byte string (`b"a/\xff"`), so a minimized
+/// input can be pasted into a regression test as it is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Bytes(pub Vec<u8>);
+
+impl Debug for Bytes {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("b\"")?;
+        for &byte in &self.0 {
+            write!(f, "{}", std::ascii::escape_default(byte))?;
+        }
+        f.write_str("\"")
+    }
 }
 
 /// One edit of a seed: positions are fractions of the current length, so

@@ -251,7 +251,7 @@ mod eventstream {
     use serde_json::{Value, json};
 
     use super::{Body, check_stream, request, runtime, server};
-    use crate::fuzz::{fuzz, mutated};
+    use crate::fuzz::{Bytes, fuzz, mutated};
 
     /// One frame's parts: headers (name, value) and payload.
     type Parts = (Vec<(String, String)>, Vec<u8>);
@@ -378,12 +378,17 @@ mod eventstream {
             3 => streams(),
             2 => streams().prop_flat_map(|bytes| mutated(vec![bytes], DICTIONARY, 6)),
         ];
-        fuzz("eventstream", 100, inputs, |bytes| {
-            body.set(bytes, "application/vnd.amazon.eventstream");
-            runtime.block_on(check_stream(
-                &provider,
-                &request("anthropic.claude-3-haiku-20240307-v1:0"),
-            ))
-        });
+        fuzz(
+            "eventstream",
+            100,
+            inputs.prop_map(Bytes),
+            |Bytes(bytes)| {
+                body.set(bytes, "application/vnd.amazon.eventstream");
+                runtime.block_on(check_stream(
+                    &provider,
+                    &request("anthropic.claude-3-haiku-20240307-v1:0"),
+                ))
+            },
+        );
     }
 }
