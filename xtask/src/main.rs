@@ -7,6 +7,7 @@
 
 mod bench;
 mod codegen;
+mod fuzz;
 mod tidy;
 
 use std::path::{Path, PathBuf};
@@ -54,6 +55,10 @@ commands:
            only the process sandbox's cost: `oy tool bash` running `true`
            with --sandbox on and off (median of 31 each, interleaved), and
            the time it adds per command against the 5 ms goal
+  fuzz TARGET [--time SECONDS]
+           run one fuzz target (or `all`, one after another) with fresh
+           seeds for SECONDS (default 60): the cases it ran, or a failure
+           with its minimized input; `fuzz --list` names the targets
 ";
 
 fn main() -> ExitCode {
@@ -75,6 +80,7 @@ fn main() -> ExitCode {
                 .and_then(|()| bench::bench_audit())
                 .and_then(|()| bench::bench_sandbox())
         }
+        Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())
