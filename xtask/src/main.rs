@@ -8,6 +8,7 @@
 mod bench;
 mod codegen;
 mod dist;
+mod fuzz;
 mod release;
 mod tidy;
 
@@ -64,6 +65,10 @@ commands:
            subjects since the last v* tag (grouped by scope), and name the
            tag to make; --dry-run only shows it. Never commits, tags or
            pushes
+  fuzz TARGET [--time SECONDS]
+           run one fuzz target (or `all`, one after another) with fresh
+           seeds for SECONDS (default 60): the cases it ran, or a failure
+           with its minimized input; `fuzz --list` names the targets
 ";
 
 fn main() -> ExitCode {
@@ -87,6 +92,7 @@ fn main() -> ExitCode {
         }
         Some("dist") => dist::dist(),
         Some("release") => release::release(args.get(1..).unwrap_or_default()),
+        Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),
         Some("-h" | "--help" | "help") => {
             print!("{USAGE}");
             Ok(())

@@ -11,6 +11,9 @@
     reason = "tests build fixtures with std::fs, fail loudly, and share helpers across modules"
 )]
 
+#[path = "../../../oy-boundary/tests/support/fuzz.rs"]
+mod fuzz;
+mod fuzz_session;
 #[path = "../../../oy-provider/tests/support/openai_spec.rs"]
 mod openai_spec;
 mod support;

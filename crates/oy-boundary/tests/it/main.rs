@@ -8,6 +8,8 @@
     reason = "tests build fixtures (inside and outside the root) with std::fs and fail loudly"
 )]
 
+#[path = "../support/fuzz.rs"]
+mod fuzz;
 mod support;
 
 mod boundary_crash;
@@ -20,3 +22,4 @@ mod boundary_staged;
 mod boundary_symlinks;
 mod boundary_walk;
 mod boundary_writes;
+mod fuzz_paths;

@@ -10,4 +10,7 @@
     reason = "tests build fixtures with std::fs and fail loudly"
 )]
 
+#[path = "../../../oy-boundary/tests/support/fuzz.rs"]
+mod fuzz;
+mod fuzz_config;
 mod like_oy_example;

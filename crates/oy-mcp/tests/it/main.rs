@@ -11,6 +11,9 @@
     reason = "tests build fixtures with std::fs, fail loudly, and share helpers across modules"
 )]
 
+#[path = "../../../oy-boundary/tests/support/fuzz.rs"]
+mod fuzz;
+mod fuzz_mcp;
 mod mcp_calls;
 mod mcp_http;
 mod mcp_lifecycle;

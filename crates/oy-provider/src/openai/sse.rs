@@ -224,4 +224,58 @@ mod tests {
         let error = parser.next_event().unwrap_err();
         assert_eq!(error.kind(), ErrorKind::LimitExceeded);
     }
+
+    /// Where the network splits a body never changes what it decodes to:
+    /// fed in any chunks, a body gives the same events, or the same error,
+    /// as fed whole.
+    mod chunking {
+        use proptest::prelude::*;
+
+        use super::*;
+
+        fn decode(chunks: &[&[u8]]) -> Result<Vec<SseEvent>, ErrorKind> {
+            let mut parser = SseParser::default();
+            let mut out = Vec::new();
+            for chunk in chunks {
+                parser.feed(chunk).map_err(|e| e.kind())?;
+                while let Some(event) = parser.next_event().map_err(|e| e.kind())? {
+                    out.push(event);
+                }
+            }
+            Ok(out)
+        }
+
+        fn body() -> impl Strategy<Value = Vec<u8>> {
+            let piece = prop_oneof![
+                Just(b"data: ".to_vec()),
+                Just(b"event: x\n".to_vec()),
+                Just(b"\n".to_vec()),
+                Just(b"\r\n".to_vec()),
+                Just(b"\r".to_vec()),
+                Just(b": ping\n".to_vec()),
+                Just(b"data:{\"a\":1}\n".to_vec()),
+                Just("\u{e9}".as_bytes().to_vec()),
+                Just(vec![0xc3]),
+                prop::collection::vec(any::<u8>(), 0..8),
+            ];
+            prop::collection::vec(piece, 0..24).prop_map(|pieces| pieces.concat())
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 512, failure_persistence: None, ..ProptestConfig::default() })]
+            #[test]
+            fn chunk_boundaries_change_nothing(body in body(), cuts in prop::collection::vec(any::<prop::sample::Index>(), 0..8)) {
+                let mut cuts: Vec<usize> = cuts.iter().map(|cut| cut.index(body.len() + 1)).collect();
+                cuts.sort_unstable();
+                let mut chunks = Vec::new();
+                let mut from = 0;
+                for cut in cuts {
+                    chunks.push(&body[from..cut]);
+                    from = cut;
+                }
+                chunks.push(&body[from..]);
+                prop_assert_eq!(decode(&chunks), decode(&[&body]));
+            }
+        }
+    }
 }

@@ -7,9 +7,12 @@
     reason = "tests fail loudly"
 )]
 
+#[path = "../../../oy-boundary/tests/support/fuzz.rs"]
+mod fuzz;
 #[path = "../support/openai_spec.rs"]
 mod openai_spec;
 
+mod fuzz_streams;
 mod provider_autodetect;
 #[cfg(feature = "bedrock")]
 mod provider_bedrock;

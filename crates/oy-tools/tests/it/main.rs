@@ -9,9 +9,14 @@
     reason = "tests build fixtures with std::fs, fail loudly, and share helpers across modules"
 )]
 
+#[path = "../../../oy-boundary/tests/support/fuzz.rs"]
+mod fuzz;
+mod fuzz_tools;
 mod support;
 
 mod child_env_table;
+mod fuzz_args;
+mod fuzz_patch;
 mod policy_ceiling;
 mod tools_bash;
 mod tools_child_env;
