@@ -263,7 +263,7 @@ fn raw_arguments(
 fn fuzz_tool_arguments() {
     let bench = Bench::new();
     let tools = tool_arguments(&bench);
-    fuzz("args", 300, raw_arguments(tools), |(tool, raw)| {
+    fuzz("args", 150, raw_arguments(tools), |(tool, raw)| {
         // The raw parser alone: any text, an answer, no panic.
         let _ = parse_json(tool, &raw, "{}");
         let case = bench.case(Mode::AcceptEdits);

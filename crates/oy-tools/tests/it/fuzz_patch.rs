@@ -292,7 +292,7 @@ fn check(bench: &Bench, text: &str) -> Result<(), TestCaseError> {
 #[test]
 fn fuzz_patch_tool() {
     let bench = Bench::new();
-    fuzz("patch", 300, patches(), |text| check(&bench, &text));
+    fuzz("patch", 150, patches(), |text| check(&bench, &text));
 }
 
 /// Seeds must apply, or the mutations start from nothing useful.
