@@ -182,7 +182,13 @@ pub fn read_workspace_config(
 /// The error at the parser's byte span, as a line and column.
 fn syntax_error(path: &Path, text: &str, error: &toml::de::Error) -> ConfigError {
     let at = error.span().map(|span| {
-        let before = &text[..span.start.min(text.len())];
+        // A position inside a multi-byte character counts from the start
+        // of that character, never panics.
+        let mut start = span.start.min(text.len());
+        while !text.is_char_boundary(start) {
+            start -= 1;
+        }
+        let before = &text[..start];
         let line = before.matches('\n').count() + 1;
         let column = before.len() - before.rfind('\n').map_or(0, |at| at + 1) + 1;
         (line, column)
