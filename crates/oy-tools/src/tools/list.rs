@@ -3,7 +3,7 @@
 use globset::{GlobBuilder, GlobMatcher};
 use std::sync::Mutex;
 
-use oy_boundary::{FileKind, WalkControl, WalkOptions};
+use oy_boundary::{FileKind, WalkControl, WalkOptions, WorkspacePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -87,10 +87,10 @@ impl Tool for ListTool {
         } else {
             start.as_path()
         };
-        // Rows are built and filtered on the walker's threads; one sort
-        // after. The glob is matched on the path as it is; only a kept
-        // entry becomes text, and only a kept file costs the `fstatat`
-        // (relative to its directory handle) that finds its execute bit.
+        // Rows are filtered on the walker's threads; one sort after. The
+        // glob is matched on the path as it is, and only a kept entry
+        // becomes text. Only the files in the window shown cost the
+        // `fstatat` that finds their execute bit.
         let rows = Mutex::new(Vec::new());
         let walk = ws.walk_parallel(&options, |entry| {
             let keep = matcher.as_ref().is_none_or(|matcher| {
@@ -98,27 +98,49 @@ impl Tool for ListTool {
                 matcher.is_match(path.strip_prefix(below).unwrap_or(path))
             });
             if keep {
-                let marker = match entry.kind {
-                    FileKind::Directory => "/",
-                    FileKind::Symlink => "@",
-                    FileKind::File if ws.walked_is_executable(&entry) => "*",
-                    _ => "",
-                };
                 let text = entry.path.to_text();
                 if let Ok(mut rows) = rows.lock() {
-                    rows.push((entry.depth, text, marker));
+                    rows.push(Row {
+                        depth: entry.depth,
+                        text,
+                        kind: entry.kind,
+                        path: entry.path,
+                    });
                 }
             }
             WalkControl::Continue
         })?;
         let mut entries = rows.into_inner().unwrap_or_default();
-        // Breadth-first: shallow entries first, each level in path order.
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
         let total = entries.len();
+        // Breadth-first: shallow entries first, each level in path order.
+        // Only the rows up to the window's end need to be in order.
+        let order = |a: &Row, b: &Row| a.depth.cmp(&b.depth).then_with(|| a.text.cmp(&b.text));
+        let end = args.offset.saturating_add(args.limit).min(total);
+        if end < total {
+            if let Some(last) = end.checked_sub(1) {
+                entries.select_nth_unstable_by(last, order);
+            }
+            entries.truncate(end);
+        }
+        entries.sort_unstable_by(order);
+        let window = entries
+            .get(args.offset.min(entries.len())..)
+            .unwrap_or_default();
+        let files: Vec<&WorkspacePath> = window
+            .iter()
+            .filter(|row| row.kind == FileKind::File)
+            .map(|row| &row.path)
+            .collect();
+        let mut executable = ws.are_executable(&files).into_iter();
         let mut out = String::new();
-        for (_, text, marker) in entries.iter().skip(args.offset).take(args.limit) {
-            out.push_str(text);
-            out.push_str(marker);
+        for row in window {
+            out.push_str(&row.text);
+            out.push_str(match row.kind {
+                FileKind::Directory => "/",
+                FileKind::Symlink => "@",
+                FileKind::File if executable.next().unwrap_or(false) => "*",
+                _ => "",
+            });
             out.push('\n');
         }
         let shown = total.saturating_sub(args.offset).min(args.limit);
@@ -143,6 +165,14 @@ impl Tool for ListTool {
         }
         Ok(ToolOutput::ok(out).with_truncated(next < total || walk.truncated))
     }
+}
+
+/// One kept entry of the listing.
+struct Row {
+    depth: usize,
+    text: String,
+    kind: FileKind,
+    path: WorkspacePath,
 }
 
 fn glob(pattern: &str) -> Result<GlobMatcher, ToolError> {
