@@ -307,9 +307,16 @@ impl Workspace {
             unreadable: AtomicUsize::new(0),
             truncated: AtomicBool::new(false),
         };
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, MAX_THREADS);
+        // One level below the start is one directory to list: a thread
+        // more would only be spawned to wait (a caller listing thousands
+        // of directories one by one would spawn thousands).
+        let threads = if options.max_depth == Some(1) {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, MAX_THREADS)
+        };
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(|| walker.work());
