@@ -7,6 +7,7 @@ mod commit;
 mod parse;
 
 use std::collections::HashSet;
+use std::sync::Mutex;
 
 use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
 use schemars::JsonSchema;
@@ -120,16 +121,26 @@ impl Tool for PatchTool {
             plan.unchanged(ws)?;
         }
         let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
-        // The read-lock's digests of the new texts are computed on a
-        // second thread while this one lands the files (one directory
-        // fsync per directory, after all the renames).
-        let (bytes_written, records) = std::thread::scope(|scope| {
-            let digests = std::thread::Builder::new()
-                .spawn_scoped(scope, || read_lock(&plans))
+        // The read-lock's digests of the new texts and the event's diff
+        // are made on a second thread while this one lands the files (one
+        // directory fsync per directory, after all the renames). Whatever
+        // that thread did not make (it could not start) is made here after.
+        let diff = Mutex::new(Some(diff));
+        let event_diff = || {
+            diff.lock()
+                .ok()
+                .and_then(|mut diff| diff.take())
+                .map(LazyDiff::for_event)
+        };
+        let (bytes_written, (records, made_diff)) = std::thread::scope(|scope| {
+            let helper = std::thread::Builder::new()
+                .spawn_scoped(scope, || (Some(read_lock(&plans)), event_diff()))
                 .ok();
             let written = ws.batch(|| commit::commit(ws, &steps));
-            let digests = digests.and_then(|thread| thread.join().ok());
-            (written, digests)
+            let made = helper
+                .and_then(|thread| thread.join().ok())
+                .unwrap_or((None, None));
+            (written, made)
         });
         let bytes_written = bytes_written?;
         remember(call, records.unwrap_or_else(|| read_lock(&plans)));
@@ -138,7 +149,7 @@ impl Tool for PatchTool {
             text.push_str(&plan.report());
             text.push('\n');
         }
-        let diff = diff.for_event();
+        let diff = made_diff.or_else(event_diff).unwrap_or_default();
         Ok(ToolOutput::changed(
             text,
             ChangeSummary {
