@@ -90,8 +90,14 @@ impl Tool for ListTool {
         // Rows are filtered on the walker's threads; one sort after. The
         // glob is matched on the path as it is, and only a kept entry
         // becomes text. Only the files in the window shown cost the
-        // `fstatat` that finds their execute bit.
-        let rows = Mutex::new(Vec::new());
+        // `fstatat` that finds their execute bit: after the sort, or, when
+        // the window holds every row the walk can give, on the walker's
+        // threads as the files are found (relative to their directory's
+        // handle), where the stats share the walk's threads.
+        let every_row_shown = args.offset == 0 && args.limit >= MAX_WALKED;
+        // Rows stay small for the sort; a row's path (needed only to find
+        // its execute bit later) waits in a side table, by index.
+        let rows = Mutex::new((Vec::new(), Vec::new()));
         let walk = ws.walk_parallel(&options, |entry| {
             let keep = matcher.as_ref().is_none_or(|matcher| {
                 let path = entry.path.as_path();
@@ -99,18 +105,26 @@ impl Tool for ListTool {
             });
             if keep {
                 let text = entry.path.to_text();
+                let executable = (every_row_shown && entry.kind == FileKind::File)
+                    .then(|| ws.walked_is_executable(&entry));
                 if let Ok(mut rows) = rows.lock() {
+                    let (rows, paths) = &mut *rows;
+                    let path = (entry.kind == FileKind::File && executable.is_none()).then(|| {
+                        paths.push(entry.path);
+                        paths.len() - 1
+                    });
                     rows.push(Row {
                         depth: entry.depth,
                         text,
                         kind: entry.kind,
-                        path: entry.path,
+                        executable,
+                        path,
                     });
                 }
             }
             WalkControl::Continue
         })?;
-        let mut entries = rows.into_inner().unwrap_or_default();
+        let (mut entries, paths) = rows.into_inner().unwrap_or_default();
         let total = entries.len();
         // Breadth-first: shallow entries first, each level in path order.
         // Only the rows up to the window's end need to be in order.
@@ -126,19 +140,25 @@ impl Tool for ListTool {
         let window = entries
             .get(args.offset.min(entries.len())..)
             .unwrap_or_default();
+        let unknown = |row: &&Row| row.kind == FileKind::File && row.executable.is_none();
         let files: Vec<&WorkspacePath> = window
             .iter()
-            .filter(|row| row.kind == FileKind::File)
-            .map(|row| &row.path)
+            .filter(unknown)
+            .filter_map(|row| row.path.and_then(|at| paths.get(at)))
             .collect();
-        let mut executable = ws.are_executable(&files).into_iter();
+        let mut found = ws.are_executable(&files).into_iter();
         let mut out = String::new();
         for row in window {
+            let executable = match row.executable {
+                Some(known) => known,
+                None if row.kind == FileKind::File => found.next().unwrap_or(false),
+                None => false,
+            };
             out.push_str(&row.text);
             out.push_str(match row.kind {
                 FileKind::Directory => "/",
                 FileKind::Symlink => "@",
-                FileKind::File if executable.next().unwrap_or(false) => "*",
+                FileKind::File if executable => "*",
                 _ => "",
             });
             out.push('\n');
@@ -172,7 +192,10 @@ struct Row {
     depth: usize,
     text: String,
     kind: FileKind,
-    path: WorkspacePath,
+    /// A file's execute bit, when it was found during the walk.
+    executable: Option<bool>,
+    /// Where the path is kept, when the execute bit is still to be found.
+    path: Option<usize>,
 }
 
 fn glob(pattern: &str) -> Result<GlobMatcher, ToolError> {
