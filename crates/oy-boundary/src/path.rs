@@ -79,6 +79,19 @@ impl WorkspacePath {
         self.shown.file_name()
     }
 
+    /// The directory holding the path, and the path's last name: `None`
+    /// for the root itself.
+    pub(crate) fn split_parent(&self) -> Option<(WorkspacePath, &OsStr)> {
+        let name = self.base_rel.file_name()?;
+        let parent = WorkspacePath {
+            base_rel: self.base_rel.parent()?.to_path_buf(),
+            shown: self.shown.parent()?.to_path_buf(),
+            names_directory: false,
+            workspace: self.workspace,
+        };
+        Some((parent, name))
+    }
+
     /// The path one level down, named `name` (a single component from a
     /// directory listing).
     pub(crate) fn child(&self, name: &OsStr) -> WorkspacePath {

@@ -143,6 +143,22 @@ impl Workspace {
         self.read_resolved(&target, max_bytes)
     }
 
+    /// Whether the regular file at `path` holds exactly `expected` now.
+    /// The file is opened as [`Self::read_bytes`] opens it, but read a
+    /// block at a time into one small buffer and compared as it goes,
+    /// stopping at the first difference (or at once when its size
+    /// differs): a caller checking that many files did not change since
+    /// it read them pays no copy of each file.
+    pub fn file_equals(&self, path: &WorkspacePath, expected: &[u8]) -> Result<bool> {
+        let target = self.target(path, Follow::Final)?;
+        let (file, len) = self.open_regular(&target)?;
+        if len != expected.len() as u64 {
+            return Ok(false);
+        }
+        equal_contents(&file, expected)
+            .map_err(|e| BoundaryError::from_io("read", &target.shown, e))
+    }
+
     /// Reads a whole regular file as UTF-8 text under a size cap. Files with
     /// NUL bytes are [`BoundaryError::Binary`]; other invalid UTF-8 is
     /// [`BoundaryError::NotUtf8`] with the offset of the first bad byte.
@@ -297,6 +313,28 @@ fn read_known_size(mut file: &File, len: u64) -> io::Result<Vec<u8>> {
     }
     bytes.truncate(filled);
     Ok(bytes)
+}
+
+/// Bytes compared per `read` by [`equal_contents`]: small enough to stay
+/// in the allocator's reused memory (no fresh pages to fault in).
+const COMPARE_BLOCK: usize = 64 * 1024;
+
+/// Whether `file`, read from where it stands to its end, is `expected`.
+fn equal_contents(mut file: &File, expected: &[u8]) -> io::Result<bool> {
+    let mut block = vec![0; COMPARE_BLOCK.min(expected.len() + 1)];
+    let mut at = 0;
+    loop {
+        let read = match file.read(&mut block) {
+            Ok(0) => return Ok(at == expected.len()),
+            Ok(read) => read,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        match expected.get(at..at + read) {
+            Some(want) if *want == block[..read] => at += read,
+            _ => return Ok(false),
+        }
+    }
 }
 
 /// cap-std wants `.` rather than an empty path for the directory itself.

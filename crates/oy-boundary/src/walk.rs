@@ -32,6 +32,8 @@ use crate::workspace::Workspace;
 
 /// More walker threads than this stop paying off.
 const MAX_THREADS: usize = 8;
+/// Files [`Workspace::are_executable`] gives a thread of its own, at least.
+const STATS_PER_THREAD: usize = 2048;
 /// `getdents` buffer per listing: hundreds of entries per call.
 const LISTING_BUFFER: usize = 32 * 1024;
 
@@ -162,6 +164,70 @@ impl Workspace {
         }
     }
 
+    /// Which of `files` are regular files with an execute bit now, for a
+    /// caller that learns which walked entries it shows only after the
+    /// walk (a sorted, windowed listing), so that only those cost a
+    /// `stat`. Each file costs one `fstatat` (links not followed) relative
+    /// to its directory; the directory is resolved and opened without
+    /// following any link, once for each run of files that share it. A
+    /// path that cannot be resolved or stat'ed answers false.
+    pub fn are_executable(&self, files: &[&WorkspacePath]) -> Vec<bool> {
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .clamp(1, MAX_THREADS);
+        if threads == 1 || files.len() < 2 * STATS_PER_THREAD {
+            return self.are_executable_here(files);
+        }
+        // A whole listing shown: the `stat`s share the threads, as the
+        // walk's own did.
+        let per_thread = files.len().div_ceil(threads).max(STATS_PER_THREAD);
+        std::thread::scope(|scope| {
+            let parts: Vec<_> = files
+                .chunks(per_thread)
+                .map(|part| scope.spawn(move || self.are_executable_here(part)))
+                .collect();
+            let mut answers = Vec::with_capacity(files.len());
+            for (part, thread) in files.chunks(per_thread).zip(parts) {
+                match thread.join() {
+                    Ok(part_answers) => answers.extend(part_answers),
+                    Err(_) => answers.extend(self.are_executable_here(part)),
+                }
+            }
+            answers
+        })
+    }
+
+    fn are_executable_here(&self, files: &[&WorkspacePath]) -> Vec<bool> {
+        let mut open: Option<(WorkspacePath, Option<cap_std::fs::Dir>)> = None;
+        let mut answers = Vec::with_capacity(files.len());
+        for file in files {
+            let Some((parent, name)) = file
+                .split_parent()
+                .filter(|_| file.workspace == self.anchor.id && !file.names_directory())
+            else {
+                answers.push(false);
+                continue;
+            };
+            if open.as_ref().is_none_or(|(known, _)| *known != parent) {
+                let dir = self
+                    .target(&parent, Follow::Final)
+                    .ok()
+                    .and_then(|target| self.open_dir_exactly(&target.rel).ok());
+                open = Some((parent, dir));
+            }
+            let executable = open
+                .as_ref()
+                .and_then(|(_, dir)| dir.as_ref())
+                .and_then(|dir| lstat_at(dir.as_fd(), name))
+                .is_some_and(|stat| {
+                    FileType::from_raw_mode(stat.st_mode) == FileType::RegularFile
+                        && stat.st_mode & 0o111 != 0
+                });
+            answers.push(executable);
+        }
+        answers
+    }
+
     /// Walks and returns every entry, sorted by path.
     pub fn walk(&self, options: &WalkOptions) -> Result<Walk> {
         let entries = Mutex::new(Vec::new());
@@ -241,9 +307,16 @@ impl Workspace {
             unreadable: AtomicUsize::new(0),
             truncated: AtomicBool::new(false),
         };
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
-            .clamp(1, MAX_THREADS);
+        // One level below the start is one directory to list: a thread
+        // more would only be spawned to wait (a caller listing thousands
+        // of directories one by one would spawn thousands).
+        let threads = if options.max_depth == Some(1) {
+            1
+        } else {
+            std::thread::available_parallelism()
+                .map_or(1, |n| n.get())
+                .clamp(1, MAX_THREADS)
+        };
         std::thread::scope(|scope| {
             for _ in 1..threads {
                 scope.spawn(|| walker.work());
@@ -442,6 +515,10 @@ where
         };
         let dir = Arc::new(dir);
         let depth = job.depth + 1;
+        // Each entry's resolved path is this one buffer with its name
+        // pushed on, for the ignore rules; only a directory to descend
+        // into gets a copy of its own.
+        let mut resolved = job.resolved;
         for Listed {
             name,
             kind,
@@ -451,8 +528,12 @@ where
             if self.stop.load(Ordering::Relaxed) {
                 return;
             }
-            let resolved = job.resolved.join(&name);
-            if is_ignored(rules.as_ref(), &resolved, kind == FileKind::Directory) {
+            resolved.push(&name);
+            let ignored = is_ignored(rules.as_ref(), &resolved, kind == FileKind::Directory);
+            let child_resolved =
+                (!ignored && kind == FileKind::Directory).then(|| resolved.clone());
+            resolved.pop();
+            if ignored {
                 continue;
             }
             if let Some(max) = options.max_entries
@@ -480,6 +561,7 @@ where
                 return;
             }
             if let Some(path) = job_path
+                && let Some(resolved) = child_resolved
                 && control != WalkControl::SkipChildren
             {
                 self.push(Job {

@@ -59,6 +59,8 @@ fn main() -> ExitCode {
             json!({"pattern": "**/*", "limit": 10_000_000}),
         ),
         [root, "--glob", glob] => run(root, "list", json!({"pattern": glob, "limit": 10_000_000})),
+        // As the model calls it: the default window of 200 rows.
+        [root, "--glob-default", glob] => run(root, "list", json!({"pattern": glob})),
         [root, "--sloc"] => run(root, "sloc", json!({})),
         [root, "--read", path, offset, limit] => match (offset.parse::<usize>(), limit.parse::<usize>()) {
             (Ok(offset), Ok(limit)) => run(
@@ -79,7 +81,7 @@ fn main() -> ExitCode {
         ),
         _ => Err(
             "usage: search_tree --tree | --patch-case DIR | ROOT PATTERN [--literal] | ROOT --files \
-             | ROOT --glob GLOB | ROOT --sloc | ROOT --read PATH OFFSET LIMIT | ROOT --patch DIFF"
+             | ROOT --glob GLOB | ROOT --glob-default GLOB | ROOT --sloc | ROOT --read PATH OFFSET LIMIT | ROOT --patch DIFF"
                 .to_owned(),
         ),
     };

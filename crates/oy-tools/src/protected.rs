@@ -13,6 +13,8 @@
 //!   `include.path`), and the shell and tool start-up files of a home
 //!   directory the workspace holds.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use oy_boundary::{Protection, Workspace, WorkspacePath};
@@ -229,6 +231,7 @@ impl Invocation<'_> {
         let facts = Facts {
             git,
             path_dirs: self.ctx().child_path_dirs(),
+            git_directories: RefCell::default(),
         };
         let git = &facts;
         let mut command_like = None;
@@ -279,6 +282,8 @@ impl Invocation<'_> {
         } else {
             None
         };
+        // A path with no final link leads where it is named: judged once.
+        let led_to = led_to.filter(|led_to| *led_to != named);
         std::iter::once(named)
             .chain(led_to)
             .find_map(|host| self.runs_commands_at(facts, &host))
@@ -329,7 +334,7 @@ impl Invocation<'_> {
             .ancestors()
             .skip(1)
             .take_while(|dir| dir.starts_with(root))
-            .find(|dir| is_git_directory(dir))
+            .find(|dir| facts.is_git_directory(dir))
         {
             return Some(format!(
                 "{} is a git repository's directory (HEAD, objects/, refs/): git obeys its config and hooks",
@@ -354,6 +359,23 @@ impl Invocation<'_> {
 struct Facts {
     git: git_dirs::GitDirs,
     path_dirs: Vec<PathBuf>,
+    /// [`is_git_directory`]'s answers so far in this call: the changes of
+    /// one call (a patch of hundreds of files) share most ancestors, and
+    /// each answer costs three `stat`s.
+    git_directories: RefCell<HashMap<PathBuf, bool>>,
+}
+
+impl Facts {
+    fn is_git_directory(&self, dir: &Path) -> bool {
+        if let Some(known) = self.git_directories.borrow().get(dir) {
+            return *known;
+        }
+        let is = is_git_directory(dir);
+        self.git_directories
+            .borrow_mut()
+            .insert(dir.to_path_buf(), is);
+        is
+    }
 }
 
 /// An approval summary, with why the change needs the command approval

@@ -54,7 +54,14 @@ fn version() -> u32 {
 impl ToolState {
     /// Remembers that `path` was seen with exactly `content`.
     pub fn remember(&mut self, path: &str, content: &[u8]) {
-        self.reads.insert(path.to_owned(), content_digest(content));
+        self.remember_digest(path, content_digest(content));
+    }
+
+    /// Remembers that `path` was seen with the content whose
+    /// [`content_digest`] is `digest` (computed elsewhere, e.g. off the
+    /// thread that writes the files).
+    pub fn remember_digest(&mut self, path: &str, digest: String) {
+        self.reads.insert(path.to_owned(), digest);
     }
 
     /// Forgets `path` (after a move or removal).
@@ -70,8 +77,28 @@ impl ToolState {
 
 /// SHA-256 of `content`, as lowercase hex.
 pub fn content_digest(content: &[u8]) -> String {
-    Sha256::digest(content)
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(64);
+    for byte in Sha256::digest(content) {
+        hex.push(char::from(HEX[usize::from(byte >> 4)]));
+        hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+    }
+    hex
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_digest_is_sha256_in_lowercase_hex() {
+        assert_eq!(
+            content_digest(b"abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
+        assert_eq!(
+            content_digest(b""),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
 }

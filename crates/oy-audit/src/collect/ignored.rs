@@ -4,9 +4,10 @@
 //! rules, and each top-most entry missing from the walk counts once.
 
 use std::collections::HashSet;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Mutex, PoisonError};
 
-use oy_boundary::{WalkControl, WalkOptions, Workspace};
+use oy_boundary::{WalkControl, WalkOptions, Workspace, WorkspacePath};
 
 use super::{Rules, SkipReason, State};
 use crate::error::AuditError;
@@ -31,40 +32,83 @@ pub(super) fn count_ignored(
         .filter(|dir| everywhere || has_rules_above(dir, &start, &state.ignore_file_dirs))
         .collect();
     dirs.sort();
-    let mut ignored = Vec::new();
-    for dir in dirs {
-        let path = if dir.is_empty() {
-            workspace.root_path()
-        } else {
-            workspace.path(dir)?
-        };
-        let listing = Mutex::new(Vec::new());
-        let options = WalkOptions {
-            start: path,
-            max_depth: Some(1),
-            respect_ignore_files: false,
-            include_hidden: true,
-            max_entries: None,
-            detect_executables: false,
-        };
-        let walked = workspace.walk_parallel(&options, |entry| {
-            listing
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .push(entry.path.to_text());
-            WalkControl::Continue
-        });
-        // A directory that vanished since the walk has nothing to count.
-        if walked.is_err() {
-            continue;
+    let paths = dirs
+        .iter()
+        .map(|dir| {
+            if dir.is_empty() {
+                Ok(workspace.root_path())
+            } else {
+                workspace.path(dir.as_str())
+            }
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    // Each directory is one listing on one thread (a one-level walk spawns
+    // none); a few threads share the directories, taking the next one
+    // from a counter, and each keeps what it found in listing order.
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .clamp(1, MAX_THREADS)
+        .min(paths.len());
+    let work = || {
+        let mut found = Vec::new();
+        loop {
+            let at = next.fetch_add(1, Ordering::Relaxed);
+            let Some(path) = paths.get(at) else {
+                return found;
+            };
+            found.push((at, listing(workspace, path)));
         }
-        let listing = listing.into_inner().unwrap_or_else(PoisonError::into_inner);
-        ignored.extend(listing.into_iter().filter(|p| !state.seen.contains(p)));
-    }
+    };
+    let mut listings: Vec<(usize, Vec<String>)> = std::thread::scope(|scope| {
+        let helpers: Vec<_> = (1..threads).map(|_| scope.spawn(work)).collect();
+        let mut all = work();
+        for helper in helpers {
+            match helper.join() {
+                Ok(found) => all.extend(found),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        all
+    });
+    listings.sort_by_key(|(at, _)| *at);
+    let ignored: Vec<String> = listings
+        .into_iter()
+        .flat_map(|(_, listing)| listing)
+        .filter(|path| !state.seen.contains(path))
+        .collect();
     for path in ignored {
         state.skip(SkipReason::Ignored, Some(&path));
     }
     Ok(())
+}
+
+/// Threads listing directories at once, at most.
+const MAX_THREADS: usize = 8;
+
+/// Every entry directly in `dir`, ignore rules not applied; nothing when
+/// it vanished since the walk.
+fn listing(workspace: &Workspace, dir: &WorkspacePath) -> Vec<String> {
+    let listing = Mutex::new(Vec::new());
+    let options = WalkOptions {
+        start: dir.clone(),
+        max_depth: Some(1),
+        respect_ignore_files: false,
+        include_hidden: true,
+        max_entries: None,
+        detect_executables: false,
+    };
+    let walked = workspace.walk_parallel(&options, |entry| {
+        listing
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(entry.path.to_text());
+        WalkControl::Continue
+    });
+    if walked.is_err() {
+        return Vec::new();
+    }
+    listing.into_inner().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// True when ignore rules reach the scope from outside it: an ignore file

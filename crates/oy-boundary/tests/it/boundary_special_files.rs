@@ -33,8 +33,9 @@ fn assert_reads_refused_without_blocking(
     fifo: Option<&Path>,
 ) {
     type Op = fn(&Workspace, &oy_boundary::WorkspacePath) -> Option<BoundaryError>;
-    let ops: [(&str, Op); 7] = [
+    let ops: [(&str, Op); 8] = [
         ("read_text", |ws, p| ws.read_text(p, 1 << 20).err()),
+        ("file_equals", |ws, p| ws.file_equals(p, b"").err()),
         ("read_bytes", |ws, p| ws.read_bytes(p, 1 << 20).err()),
         ("read_lines", |ws, p| {
             ws.read_lines(p, LineWindow::default()).err()
@@ -569,3 +570,37 @@ fn read_lines_does_not_scan_the_line_after_the_window() {
     assert!(none.lines.is_empty() && none.more);
     assert_eq!(none.next_offset(), Some(2));
 }
+
+#[test]
+fn file_equals_compares_the_whole_file_and_follows_no_link_out() {
+    let fx = Fixture::new();
+    let big: String = (0..40_000).map(|n| format!("line {n}\n")).collect();
+    fx.file("big.txt", &big).file("small.txt", "abc");
+    fx.link("out", fx.outside.join("secret.txt"));
+    let ws = &fx.ws;
+    let path = |rel: &str| ws.path(rel).unwrap();
+    assert!(ws.file_equals(&path("big.txt"), big.as_bytes()).unwrap());
+    // A difference in the last block, in the first, and a length off by one.
+    let mut last = big.clone().into_bytes();
+    *last.last_mut().unwrap() = b'!';
+    assert!(!ws.file_equals(&path("big.txt"), &last).unwrap());
+    let mut first = big.clone().into_bytes();
+    first[0] = b'L';
+    assert!(!ws.file_equals(&path("big.txt"), &first).unwrap());
+    assert!(
+        !ws.file_equals(&path("big.txt"), &big.as_bytes()[1..])
+            .unwrap()
+    );
+    assert!(ws.file_equals(&path("small.txt"), b"abc").unwrap());
+    assert!(!ws.file_equals(&path("small.txt"), b"abcd").unwrap());
+    assert!(!ws.file_equals(&path("small.txt"), b"").unwrap());
+    assert!(
+        ws.file_equals(&path("missing.txt"), b"")
+            .unwrap_err()
+            .is_not_found()
+    );
+    let err = refused(ws.file_equals(&path("out"), SECRET_BYTES));
+    assert_symlink_escape(&err, "out");
+}
+
+const SECRET_BYTES: &[u8] = crate::support::SECRET.as_bytes();

@@ -793,3 +793,41 @@ fn open_walked_refuses_an_entry_of_another_workspace() {
         seen[0]
     );
 }
+
+#[test]
+fn are_executable_stats_each_file_in_its_directory_and_follows_no_link_out() {
+    let fx = Fixture::new();
+    fx.file("d/run.sh", "x")
+        .file("d/plain.txt", "x")
+        .file("e/run.sh", "x");
+    for rel in ["d/run.sh", "e/run.sh"] {
+        fs::set_permissions(fx.root.join(rel), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    fs::set_permissions(
+        fx.outside.join("secret.txt"),
+        fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    fx.link("out", &fx.outside)
+        .link("d/link.sh", "run.sh")
+        .link("inside", "d");
+    let ws = &fx.ws;
+    let paths: Vec<_> = [
+        "d/run.sh",
+        "d/plain.txt",
+        "d/link.sh",
+        "d/missing.sh",
+        "e/run.sh",
+        "out/secret.txt",
+        "inside/run.sh",
+        "d",
+    ]
+    .iter()
+    .map(|rel| ws.path(rel).unwrap())
+    .collect();
+    let refs: Vec<_> = paths.iter().collect();
+    assert_eq!(
+        ws.are_executable(&refs),
+        [true, false, false, false, true, false, true, false]
+    );
+}

@@ -74,7 +74,8 @@ pub(super) fn ops(
     if old_rest != new_rest {
         return None;
     }
-    let rest = old_rest.split_inclusive('\n').count();
+    let rest = count_line_ends(old_rest.as_bytes())
+        + usize::from(!old_rest.is_empty() && !old_rest.ends_with('\n'));
     push_equal(&mut ops, old_at.line, new_at.line, rest);
     Some(ops)
 }
@@ -108,13 +109,56 @@ impl Cursor {
     /// `None` when it has fewer.
     fn take<'t>(&mut self, text: &'t str, lines: usize) -> Option<&'t str> {
         let start = self.byte;
-        for _ in 0..lines {
-            let rest = text.as_bytes().get(self.byte..).filter(|r| !r.is_empty())?;
-            self.byte += memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
+        if lines > 0 {
+            let rest = text.as_bytes().get(start..).filter(|r| !r.is_empty())?;
+            self.byte += past_lines(rest, lines)?;
         }
         self.line += lines;
         text.get(start..self.byte)
     }
+}
+
+/// Bytes in the first `lines` lines of `text` (the last may lack its
+/// `\n`), or `None` when it has fewer. A patch's equal stretches are
+/// most of every file it touches, so line ends are counted a block at a
+/// time (a loop the compiler vectorises) and searched for only in the
+/// block where the count is reached.
+fn past_lines(text: &[u8], lines: usize) -> Option<usize> {
+    const BLOCK: usize = 4096;
+    let mut left = lines;
+    let mut at = 0;
+    for block in text.chunks(BLOCK) {
+        let ends = count_line_ends(block);
+        if ends < left {
+            left -= ends;
+            at += block.len();
+            continue;
+        }
+        let end = memchr::memchr_iter(b'\n', block).nth(left - 1)?;
+        return Some(at + end + 1);
+    }
+    // Fewer line ends: a last line without one may make up the count.
+    (left == 1 && !text.is_empty() && !text.ends_with(b"\n")).then_some(text.len())
+}
+
+/// The `\n`s in `bytes`, counted in byte-wide lanes (255 at most per
+/// run, so a lane never overflows): a loop the compiler turns into
+/// vector compares and adds.
+fn count_line_ends(bytes: &[u8]) -> usize {
+    let mut runs = bytes.chunks_exact(255);
+    let mut count = 0;
+    for run in &mut runs {
+        let ends = run.iter().fold(0u8, |ends, &byte| {
+            ends.wrapping_add(u8::from(byte == b'\n'))
+        });
+        count += usize::from(ends);
+    }
+    count
+        + runs
+            .remainder()
+            .iter()
+            .filter(|&&byte| byte == b'\n')
+            .count()
 }
 
 fn has_lone_cr(text: &str) -> bool {
@@ -335,6 +379,19 @@ mod tests {
 
     /// Regions that miss a change, run past the end or overlap are not
     /// trusted: the whole files are diffed instead.
+    #[test]
+    fn lines_are_counted_across_blocks_and_a_last_line_may_lack_its_end() {
+        let text = "ab\n".repeat(5000) + "tail";
+        let bytes = text.as_bytes();
+        for lines in [1, 1365, 1366, 1367, 4999, 5000] {
+            assert_eq!(past_lines(bytes, lines), Some(lines * 3), "{lines}");
+        }
+        assert_eq!(past_lines(bytes, 5001), Some(bytes.len()));
+        assert_eq!(past_lines(bytes, 5002), None);
+        assert_eq!(past_lines(b"a\n", 2), None);
+        assert_eq!(past_lines(b"", 1), None);
+    }
+
     #[test]
     fn regions_that_do_not_hold_fall_back_to_the_whole_diff() {
         let old = "a\nb\nc\nd\ne\nf\ng\nh\n";

@@ -3,7 +3,7 @@
 use globset::{GlobBuilder, GlobMatcher};
 use std::sync::Mutex;
 
-use oy_boundary::{FileKind, WalkControl, WalkOptions};
+use oy_boundary::{FileKind, WalkControl, WalkOptions, WorkspacePath};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::Value;
@@ -87,38 +87,80 @@ impl Tool for ListTool {
         } else {
             start.as_path()
         };
-        // Rows are built and filtered on the walker's threads; one sort
-        // after. The glob is matched on the path as it is; only a kept
-        // entry becomes text, and only a kept file costs the `fstatat`
-        // (relative to its directory handle) that finds its execute bit.
-        let rows = Mutex::new(Vec::new());
+        // Rows are filtered on the walker's threads; one sort after. The
+        // glob is matched on the path as it is, and only a kept entry
+        // becomes text. Only the files in the window shown cost the
+        // `fstatat` that finds their execute bit: after the sort, or, when
+        // the window holds every row the walk can give, on the walker's
+        // threads as the files are found (relative to their directory's
+        // handle), where the stats share the walk's threads.
+        let every_row_shown = args.offset == 0 && args.limit >= MAX_WALKED;
+        // Rows stay small for the sort; a row's path (needed only to find
+        // its execute bit later) waits in a side table, by index.
+        let rows = Mutex::new((Vec::new(), Vec::new()));
         let walk = ws.walk_parallel(&options, |entry| {
             let keep = matcher.as_ref().is_none_or(|matcher| {
                 let path = entry.path.as_path();
                 matcher.is_match(path.strip_prefix(below).unwrap_or(path))
             });
             if keep {
-                let marker = match entry.kind {
-                    FileKind::Directory => "/",
-                    FileKind::Symlink => "@",
-                    FileKind::File if ws.walked_is_executable(&entry) => "*",
-                    _ => "",
-                };
                 let text = entry.path.to_text();
+                let executable = (every_row_shown && entry.kind == FileKind::File)
+                    .then(|| ws.walked_is_executable(&entry));
                 if let Ok(mut rows) = rows.lock() {
-                    rows.push((entry.depth, text, marker));
+                    let (rows, paths) = &mut *rows;
+                    let path = (entry.kind == FileKind::File && executable.is_none()).then(|| {
+                        paths.push(entry.path);
+                        paths.len() - 1
+                    });
+                    rows.push(Row {
+                        depth: entry.depth,
+                        text,
+                        kind: entry.kind,
+                        executable,
+                        path,
+                    });
                 }
             }
             WalkControl::Continue
         })?;
-        let mut entries = rows.into_inner().unwrap_or_default();
-        // Breadth-first: shallow entries first, each level in path order.
-        entries.sort_unstable_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.cmp(&b.1)));
+        let (mut entries, paths) = rows.into_inner().unwrap_or_default();
         let total = entries.len();
+        // Breadth-first: shallow entries first, each level in path order.
+        // Only the rows up to the window's end need to be in order.
+        let order = |a: &Row, b: &Row| a.depth.cmp(&b.depth).then_with(|| a.text.cmp(&b.text));
+        let end = args.offset.saturating_add(args.limit).min(total);
+        if end < total {
+            if let Some(last) = end.checked_sub(1) {
+                entries.select_nth_unstable_by(last, order);
+            }
+            entries.truncate(end);
+        }
+        entries.sort_unstable_by(order);
+        let window = entries
+            .get(args.offset.min(entries.len())..)
+            .unwrap_or_default();
+        let unknown = |row: &&Row| row.kind == FileKind::File && row.executable.is_none();
+        let files: Vec<&WorkspacePath> = window
+            .iter()
+            .filter(unknown)
+            .filter_map(|row| row.path.and_then(|at| paths.get(at)))
+            .collect();
+        let mut found = ws.are_executable(&files).into_iter();
         let mut out = String::new();
-        for (_, text, marker) in entries.iter().skip(args.offset).take(args.limit) {
-            out.push_str(text);
-            out.push_str(marker);
+        for row in window {
+            let executable = match row.executable {
+                Some(known) => known,
+                None if row.kind == FileKind::File => found.next().unwrap_or(false),
+                None => false,
+            };
+            out.push_str(&row.text);
+            out.push_str(match row.kind {
+                FileKind::Directory => "/",
+                FileKind::Symlink => "@",
+                FileKind::File if executable => "*",
+                _ => "",
+            });
             out.push('\n');
         }
         let shown = total.saturating_sub(args.offset).min(args.limit);
@@ -143,6 +185,17 @@ impl Tool for ListTool {
         }
         Ok(ToolOutput::ok(out).with_truncated(next < total || walk.truncated))
     }
+}
+
+/// One kept entry of the listing.
+struct Row {
+    depth: usize,
+    text: String,
+    kind: FileKind,
+    /// A file's execute bit, when it was found during the walk.
+    executable: Option<bool>,
+    /// Where the path is kept, when the execute bit is still to be found.
+    path: Option<usize>,
 }
 
 fn glob(pattern: &str) -> Result<GlobMatcher, ToolError> {

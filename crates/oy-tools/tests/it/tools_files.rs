@@ -406,6 +406,54 @@ fn list_is_breadth_first_sorted_with_type_markers() {
 }
 
 #[test]
+fn every_window_of_a_listing_is_that_slice_of_the_whole_with_its_markers() {
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new(Mode::Plan);
+    for dir in ["a", "b", "b/c", "d-e", "d"] {
+        for name in ["x.sh", "y.txt", "z-1.sh"] {
+            env.file(&format!("{dir}/{name}"), "x");
+        }
+        std::fs::set_permissions(
+            env.root.join(dir).join("x.sh"),
+            std::fs::Permissions::from_mode(0o755),
+        )
+        .unwrap();
+    }
+    symlink("b", env.root.join("via"));
+    for (path, pattern) in [(".", None), (".", Some("*.sh")), ("via", None)] {
+        let args = |offset: usize, limit: usize| {
+            let mut args = json!({"path": path, "depth": 5, "offset": offset, "limit": limit});
+            if let Some(pattern) = pattern {
+                args["pattern"] = json!(pattern);
+            }
+            args
+        };
+        let whole = env.call("list", args(0, 1000)).text;
+        // A window that holds every row the walk can give finds the
+        // markers during the walk instead: the same listing.
+        assert_eq!(env.call("list", args(0, 1_000_000)).text, whole);
+        assert!(whole.contains("x.sh*\n"), "{whole}");
+        assert!(
+            !whole.contains(".txt*") && !whole.contains("z-1.sh*"),
+            "{whole}"
+        );
+        let rows: Vec<&str> = whole.lines().collect();
+        for limit in [1, 2, 3, 7] {
+            for offset in 0..rows.len() {
+                let out = env.call("list", args(offset, limit)).text;
+                let end = (offset + limit).min(rows.len());
+                let shown: Vec<&str> = out.lines().take(end - offset).collect();
+                assert_eq!(
+                    shown,
+                    rows[offset..end],
+                    "{path} {pattern:?} {offset} {limit}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn list_pattern_searches_at_any_depth_and_limit_offset_paginate() {
     let env = Env::new(Mode::Plan);
     for name in ["a.rs", "src/b.rs", "src/deep/c.rs", "src/d.txt"] {

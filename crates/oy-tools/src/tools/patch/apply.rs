@@ -64,19 +64,16 @@ impl<'t> Doc<'t> {
 
     /// Splits `text`, remembering a BOM and each line's ending.
     pub(crate) fn parse(text: &'t str) -> Self {
-        let (bom, mut rest) = match text.strip_prefix('\u{feff}') {
+        let (bom, rest) = match text.strip_prefix('\u{feff}') {
             Some(rest) => (true, rest),
             None => (false, text),
         };
         let mut lines = Vec::new();
-        while !rest.is_empty() {
-            let Some((line, tail)) = rest.split_once('\n') else {
-                lines.push(Line {
-                    text: rest,
-                    ending: Ending::Missing,
-                });
-                break;
-            };
+        // The vectorised search over the whole text finds every line end;
+        // a search started per line costs more than the lines are long.
+        let mut start = 0;
+        for end in memchr::memchr_iter(b'\n', rest.as_bytes()) {
+            let line = &rest[start..end];
             lines.push(match line.strip_suffix('\r') {
                 Some(text) => Line {
                     text,
@@ -87,7 +84,13 @@ impl<'t> Doc<'t> {
                     ending: Ending::Lf,
                 },
             });
-            rest = tail;
+            start = end + 1;
+        }
+        if start < rest.len() {
+            lines.push(Line {
+                text: &rest[start..],
+                ending: Ending::Missing,
+            });
         }
         let crlf = lines.iter().filter(|l| l.ending == Ending::CrLf).count();
         let lf = lines.iter().filter(|l| l.ending == Ending::Lf).count();
