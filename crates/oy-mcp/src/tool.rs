@@ -76,7 +76,7 @@ impl McpTool {
                 || format!("Tool `{}` of the MCP server `{}`.", info.name, link.server),
                 bounded,
             );
-        let example = example_for(&parameters);
+        let example = oy_tools::example_arguments(&parameters);
         Self {
             spec: ToolSpec {
                 name: name.into(),
@@ -207,28 +207,4 @@ fn bounded(text: &str) -> String {
         end -= 1;
     }
     format!("{}...", &text[..end])
-}
-
-/// `{"field": <placeholder>}` for each required field.
-fn example_for(schema: &Value) -> String {
-    let mut example = serde_json::Map::new();
-    if let Some(required) = schema.get("required").and_then(Value::as_array) {
-        for field in required.iter().filter_map(Value::as_str) {
-            let kind = schema
-                .get("properties")
-                .and_then(|properties| properties.get(field))
-                .and_then(|property| property.get("type"))
-                .and_then(Value::as_str)
-                .unwrap_or("string");
-            let placeholder = match kind {
-                "integer" | "number" => Value::from(1),
-                "boolean" => Value::Bool(true),
-                "array" => Value::Array(Vec::new()),
-                "object" => Value::Object(serde_json::Map::new()),
-                _ => Value::from("..."),
-            };
-            example.insert(field.to_owned(), placeholder);
-        }
-    }
-    Value::Object(example).to_string()
 }

@@ -83,4 +83,4 @@ pub use trust::{
     FileTrustStore, GlobalManifest, MemoryTrustStore, PrivateDirError, TrustError, TrustRequest,
     TrustStore, WORKSPACE_MANIFEST, WorkspaceTools, load_user_tools, private_dir,
 };
-pub use user_tools::{ManifestError, UserTool, UserToolDef, parse_manifest};
+pub use user_tools::{ManifestError, UserTool, UserToolDef, example_arguments, parse_manifest};

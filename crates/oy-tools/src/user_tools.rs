@@ -10,7 +10,7 @@
 
 mod tool;
 
-pub use tool::UserTool;
+pub use tool::{UserTool, example_arguments};
 
 use std::collections::BTreeSet;
 

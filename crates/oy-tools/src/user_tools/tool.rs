@@ -28,7 +28,7 @@ pub struct UserTool {
 impl UserTool {
     /// Wraps a validated definition (see [`crate::parse_manifest`]).
     pub fn new(def: UserToolDef) -> Self {
-        let example = example_for(&def.parameters);
+        let example = example_arguments(&def.parameters);
         Self {
             spec: ToolSpec {
                 name: def.name.clone().into(),
@@ -195,8 +195,10 @@ fn check_required(
     Ok(())
 }
 
-/// `{"field": <placeholder>}` for each required field.
-fn example_for(schema: &Value) -> String {
+/// `{"field": <placeholder>}` for each required field of `schema`: the
+/// example a tool error shows for arguments that do not parse (user tools
+/// and MCP tools, whose schemas are not oy's own).
+pub fn example_arguments(schema: &Value) -> String {
     let mut example = serde_json::Map::new();
     if let Some(required) = schema.get("required").and_then(Value::as_array) {
         for field in required.iter().filter_map(Value::as_str) {
