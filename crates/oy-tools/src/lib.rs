@@ -46,6 +46,7 @@ mod redact;
 mod registry;
 pub mod sandbox;
 mod session_allow;
+mod shown;
 mod spec;
 mod state;
 pub mod tools;

@@ -154,7 +154,7 @@ impl Tool for ListTool {
                 None if row.kind == FileKind::File => found.next().unwrap_or(false),
                 None => false,
             };
-            out.push_str(&row.text);
+            out.push_str(&crate::shown::shown_name(&row.text));
             out.push_str(match row.kind {
                 FileKind::Directory => "/",
                 FileKind::Symlink => "@",

@@ -148,7 +148,7 @@ impl Tool for SearchTool {
         let (hits, more) = hits.into_sorted();
         let mut out = String::new();
         for hit in &hits {
-            out.push_str(&hit.path.to_text());
+            out.push_str(&crate::shown::shown_name(&hit.path.to_text()));
             out.push(':');
             out.push_str(&hit.line.to_string());
             out.push(':');

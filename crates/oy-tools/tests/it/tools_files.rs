@@ -508,3 +508,35 @@ fn sloc_counts_code_comments_and_blanks_per_language() {
     );
     assert_eq!(*lines.last().unwrap(), "total\t2\t4\t1\t1");
 }
+
+#[test]
+fn hostile_file_names_are_quoted_in_list_and_search() {
+    let env = Env::new(Mode::AutoApprove);
+    env.file("a\nb.txt", "needle\n");
+    env.file("\u{1b}[31mred\u{7}.txt", "needle\n");
+    env.file("plain.txt", "needle\n");
+    for out in [
+        env.call("list", json!({})),
+        env.call("search", json!({"pattern": "needle"})),
+    ] {
+        assert!(out.ok, "{}", out.text);
+        assert!(
+            !out.text.contains('\u{1b}') && !out.text.contains('\u{7}'),
+            "{:?}",
+            out.text
+        );
+        assert!(out.text.contains("\"a\\nb.txt\""), "{:?}", out.text);
+        assert!(
+            out.text.contains("\"\\033[31mred\\007.txt\""),
+            "{:?}",
+            out.text
+        );
+        assert!(out.text.contains("plain.txt"), "{:?}", out.text);
+        // One entry per line: the newline in a name never splits it.
+        assert!(
+            !out.text.lines().any(|line| line.starts_with("b.txt")),
+            "{:?}",
+            out.text
+        );
+    }
+}
