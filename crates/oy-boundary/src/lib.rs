@@ -46,7 +46,7 @@ pub use breadth::BroadRoot;
 pub use error::{BoundaryError, EscapeRoute, InvalidPathReason, Result};
 pub use lines::{Line, LineSlice, LineWindow};
 pub use metadata::{FileKind, Metadata};
-pub use path::WorkspacePath;
+pub use path::{WorkspacePath, c_quoted};
 pub use protect::Protection;
 pub use staged::Staged;
 pub use walk::{Walk, WalkControl, WalkEntry, WalkOptions};

@@ -276,3 +276,29 @@ pub(crate) fn normalize_absolute(path: &Path) -> PathBuf {
     }
     out
 }
+
+/// `name` C-quoted as git quotes a path (`"a\nb"`: quotes, backslashes and
+/// control characters escaped), for showing a file name where a raw one
+/// could forge lines or drive a terminal. Callers decide when to quote.
+pub fn c_quoted(name: &str) -> String {
+    let mut out = String::with_capacity(name.len() + 8);
+    out.push('"');
+    for c in name.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if c.is_control() => {
+                let mut bytes = [0; 4];
+                for byte in c.encode_utf8(&mut bytes).bytes() {
+                    out.push_str(&format!("\\{byte:03o}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}

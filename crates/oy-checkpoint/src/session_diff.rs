@@ -199,23 +199,5 @@ fn quoted(prefix: &str, path: &str) -> String {
     {
         return format!("{prefix}/{path}");
     }
-    let mut out = format!("\"{prefix}/");
-    for c in path.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let mut bytes = [0; 4];
-                for byte in c.encode_utf8(&mut bytes).bytes() {
-                    out.push_str(&format!("\\{byte:03o}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    oy_boundary::c_quoted(&format!("{prefix}/{path}"))
 }

@@ -11,26 +11,7 @@ pub(crate) fn shown_name(name: &str) -> Cow<'_, str> {
     if !name.chars().any(char::is_control) {
         return Cow::Borrowed(name);
     }
-    let mut out = String::with_capacity(name.len() + 8);
-    out.push('"');
-    for c in name.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if c.is_control() => {
-                let mut bytes = [0; 4];
-                for byte in c.encode_utf8(&mut bytes).bytes() {
-                    out.push_str(&format!("\\{byte:03o}"));
-                }
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    Cow::Owned(out)
+    Cow::Owned(oy_boundary::c_quoted(name))
 }
 
 #[cfg(test)]
