@@ -7,7 +7,8 @@ use std::sync::Arc;
 use oy_boundary::Workspace;
 use oy_provider::{Provider, RetryPolicy};
 use oy_tools::{
-    Approver, Asker, EventSink, Policy, Registry, ToolContext, ToolEvent, default_registry,
+    Approver, Asker, ChangeJournal, EventSink, Ledger, Policy, Registry, ToolContext, ToolEvent,
+    default_registry,
 };
 
 use crate::budget::{ContextBudget, FALLBACK_WINDOW, known_window};
@@ -72,6 +73,7 @@ pub struct AgentBuilder {
     store: Option<Arc<SessionStore>>,
     resume: Option<SavedSession>,
     checkpoints: Option<std::path::PathBuf>,
+    journal: Option<std::path::PathBuf>,
 }
 
 impl AgentBuilder {
@@ -91,7 +93,18 @@ impl AgentBuilder {
             store: None,
             resume: None,
             checkpoints: None,
+            journal: None,
         }
+    }
+
+    /// Records every change of several files before it lands, under `dir`
+    /// (the frontend's private directory of journals, one subdirectory per
+    /// workspace), and at build completes or undoes whole any change a
+    /// process that died left half made (an `interrupted_change` event for
+    /// each; docs/crash-safety.md).
+    pub fn journal_in(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.journal = Some(dir.into());
+        self
     }
 
     /// Keeps each turn's changes for undo under `dir` (an existing
@@ -221,6 +234,27 @@ impl AgentBuilder {
                 }),
             }
         }
+        // The resumed session's unsaved turn, if its process died; from
+        // now on every side effect is recorded beside the session first.
+        let unsaved = match &self.store {
+            Some(store) if resumed => store.unsaved_effects(&header.id),
+            _ => Vec::new(),
+        };
+        if let Some(store) = &self.store {
+            let sink = crate::interrupted::LedgerFile {
+                store: Arc::clone(store),
+                id: header.id.clone(),
+            };
+            tools = tools.with_ledger(Arc::new(Ledger::with_sink(Box::new(sink))));
+        }
+        let recovered = match &self.journal {
+            Some(dir) => {
+                let journal = ChangeJournal::for_workspace(dir, workspace.root());
+                tools = tools.with_journal(Arc::new(journal));
+                tools.recover_interrupted()
+            }
+            None => Vec::new(),
+        };
         let (window, window_origin) = initial_window(self.options.context_window, &self.model);
         let agents_md = if self.options.read_agents_md {
             read_agents_md(&workspace)
@@ -232,7 +266,7 @@ impl AgentBuilder {
         } else {
             WindowProbe::NotAsked
         };
-        let agent = Agent {
+        let mut agent = Agent {
             provider: self.provider,
             model: self.model,
             registry: Arc::new(self.registry.unwrap_or_else(default_registry)),
@@ -260,6 +294,10 @@ impl AgentBuilder {
             network: agent.policy().network.name().to_owned(),
             resumed,
         });
+        for change in recovered {
+            agent.emit(&AgentEvent::InterruptedChange(change));
+        }
+        agent.report_unsaved(unsaved);
         Ok(agent)
     }
 }
@@ -433,9 +471,15 @@ impl Agent {
         };
         self.header.touch();
         let snapshot = self.snapshot();
-        tokio::task::spawn_blocking(move || store.save(&snapshot))
-            .await
-            .map_err(|error| AgentError::session(format!("saving the session failed: {error}")))?
+        // Saved: the turn's effects are in the session, not only in its
+        // ledger (see `interrupted.rs`).
+        tokio::task::spawn_blocking(move || {
+            store.save(&snapshot)?;
+            store.clear_ledger(&snapshot.header.id);
+            Ok(())
+        })
+        .await
+        .map_err(|error| AgentError::session(format!("saving the session failed: {error}")))?
     }
 
     pub(crate) fn emit(&self, event: &AgentEvent) {

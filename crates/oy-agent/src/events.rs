@@ -163,6 +163,19 @@ pub enum AgentEvent {
         /// Paths whose old content was not kept (too large), and why.
         not_kept: Vec<oy_checkpoint::NotKept>,
     },
+    /// A change of several files that a process which died left half made
+    /// was completed or undone whole when the session started
+    /// (docs/crash-safety.md).
+    InterruptedChange(oy_tools::Recovered),
+    /// The resumed session's last turn was cut off (its process died before
+    /// the turn was saved) after these tool calls had started: one entry per
+    /// call, as it last stood (`succeeded` null: it may or may not have
+    /// acted). Sent after `session_started`; the model is told too
+    /// (docs/crash-safety.md).
+    InterruptedTurn {
+        /// The calls, in the order they started.
+        effects: Vec<oy_tools::LedgerEntry>,
+    },
     /// An undo or redo was done (`applied`) or refused (`conflicts`).
     Undo(oy_checkpoint::UndoReport),
     /// A turn ended.

@@ -28,6 +28,7 @@ mod error;
 mod events;
 mod init;
 mod instructions;
+mod interrupted;
 mod mentions;
 mod notes;
 mod prompt;

@@ -122,6 +122,11 @@ impl SessionStore {
         })
     }
 
+    /// The directory, as a workspace of its own.
+    pub(crate) fn dir(&self) -> &Workspace {
+        &self.dir
+    }
+
     /// Writes `session` atomically, mode 0600.
     pub fn save(&self, session: &SavedSession) -> Result<(), AgentError> {
         check_id(&session.header.id)?;

@@ -212,15 +212,20 @@ pub(crate) fn sync_all_at_once(handles: &[OwnedFd]) {
 /// A fresh hidden temp name for `name`: `.NAME.oy-tmp.<pid>.<counter>`, or
 /// a hash of `NAME` in its place when that would exceed `NAME_MAX`.
 fn temp_name(name: &OsStr) -> OsString {
-    let unique = format!(
-        "{TEMP_MARK}.{}.{}",
-        std::process::id(),
-        TEMP_COUNTER.fetch_add(1, Ordering::Relaxed)
-    );
+    let mut temp = temp_prefix(name, std::process::id());
+    temp.push(TEMP_COUNTER.fetch_add(1, Ordering::Relaxed).to_string());
+    temp
+}
+
+/// What every temp name process `pid` gives `name` starts with, up to the
+/// counter: `.NAME.oy-tmp.<pid>.` (or the hashed form, decided as for the
+/// longest counter, so a name never changes form as the counter grows).
+pub(crate) fn temp_prefix(name: &OsStr, pid: u32) -> OsString {
+    let unique = format!("{TEMP_MARK}.{pid}.");
     let mut temp = OsString::from(".");
     temp.push(name);
     temp.push(&unique);
-    if temp.len() <= NAME_MAX {
+    if temp.len() + u64::MAX.to_string().len() <= NAME_MAX {
         return temp;
     }
     let mut hasher = std::hash::DefaultHasher::new();

@@ -24,6 +24,45 @@ impl Workspace {
         self.remove_target(&self.exact_target(path, "remove")?, recursive)
     }
 
+    /// Removes what a write of `path` by process `pid`, killed between
+    /// making its new file and renaming it into place, can have left: its
+    /// hidden temp files beside `path` (`.NAME.oy-tmp.<pid>.<n>`, see
+    /// `atomic.rs`) — regular files of exactly that form, nothing else,
+    /// with no link followed to reach them. For a caller that knows `pid`
+    /// died mid-write (a journal whose process is gone); a live writer's
+    /// temp file removed by mistake only makes that write fail. Returns
+    /// how many were removed.
+    pub fn remove_write_debris(&self, path: &WorkspacePath, pid: u32) -> Result<usize> {
+        let target = self.exact_target(path, "remove")?;
+        self.guard(&target, "remove", true)?;
+        let Some(name) = target.rel.file_name() else {
+            return Ok(0);
+        };
+        // No directory, no debris (and none is made to look).
+        let parent_rel = target.rel.parent().unwrap_or(std::path::Path::new(""));
+        let Ok(parent) = self.open_dir_exactly(parent_rel) else {
+            return Ok(0);
+        };
+        let prefix = crate::atomic::temp_prefix(name, pid);
+        let io_err = |e| self.os_error(&target, "remove", e);
+        let mut removed = 0;
+        for entry in parent.entries().map_err(io_err)? {
+            let entry = entry.map_err(io_err)?;
+            let file_name = entry.file_name();
+            let is_debris = file_name
+                .as_encoded_bytes()
+                .strip_prefix(prefix.as_encoded_bytes())
+                .is_some_and(|n| !n.is_empty() && n.iter().all(u8::is_ascii_digit));
+            if is_debris
+                && entry.file_type().is_ok_and(|kind| kind.is_file())
+                && parent.remove_file(&file_name).is_ok()
+            {
+                removed += 1;
+            }
+        }
+        Ok(removed)
+    }
+
     fn remove_target(
         &self,
         target: &crate::resolve::Target<'_>,

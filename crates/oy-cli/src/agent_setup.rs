@@ -54,6 +54,14 @@ pub(crate) fn checkpoints_dir(config: &Config) -> Result<std::path::PathBuf> {
     private_dir(data_dir, Some(oy_agent::CHECKPOINTS_DIR))
 }
 
+/// `DATA_DIR/journal`: the intent journals of changes of several files
+/// (one private subdirectory per workspace, made on first use). `None`
+/// without a data directory: changes are then not journalled.
+pub(crate) fn journal_dir(config: &Config) -> Option<std::path::PathBuf> {
+    let data_dir = config.settings.dirs.data_dir.as_deref()?;
+    Some(data_dir.join(oy_tools::JOURNAL_DIR))
+}
+
 /// Everything a command needs to drive turns.
 pub(crate) struct Built {
     pub(crate) agent: Agent,
@@ -120,6 +128,9 @@ pub(crate) fn build(
     if config.settings.policy.interactive {
         let prompt = Arc::new(TerminalPrompt);
         builder = builder.approver(prompt.clone()).asker(prompt);
+    }
+    if let Some(dir) = journal_dir(config) {
+        builder = builder.journal_in(dir);
     }
     if let Some(saved) = saved {
         builder = builder.resume(saved);

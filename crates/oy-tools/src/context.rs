@@ -16,6 +16,7 @@ use crate::error::ToolError;
 use crate::events::{
     ApprovalEvent, ApprovalStage, EventSink, NoEvents, OutputStream, ToolEvent, ToolOutputDelta,
 };
+use crate::journal::{ChangeJournal, Recovered};
 use crate::ledger::Ledger;
 use crate::limit::Limit;
 use crate::policy::{Decision, Policy};
@@ -47,6 +48,9 @@ pub struct ToolContext {
     shell: std::sync::OnceLock<std::ffi::OsString>,
     /// Where each turn's changes are kept for undo (none: not kept).
     checkpoints: Option<Arc<Checkpoints>>,
+    /// Where a change of several files is recorded before it lands (none:
+    /// not recorded; see `journal.rs`).
+    journal: Option<Arc<ChangeJournal>>,
     /// Live `exec_command` sessions; dropping the context kills them all.
     /// Declared after `sandbox` so they die before its temporary
     /// directory is removed.
@@ -80,6 +84,7 @@ impl ToolContext {
             session_allows: SessionAllows::default(),
             shell: std::sync::OnceLock::new(),
             checkpoints: None,
+            journal: None,
             pty_sessions: PtySessions::default(),
         }
     }
@@ -183,6 +188,32 @@ impl ToolContext {
     pub fn with_checkpoints(mut self, checkpoints: Arc<Checkpoints>) -> Self {
         self.checkpoints = Some(checkpoints);
         self
+    }
+
+    /// Records every change of several files in `journal` before it lands,
+    /// so one interrupted half way is completed or undone whole at the
+    /// next start ([`Self::recover_interrupted`]).
+    pub fn with_journal(mut self, journal: Arc<ChangeJournal>) -> Self {
+        self.journal = Some(journal);
+        self
+    }
+
+    /// The journal changes are recorded in, if any.
+    pub fn journal(&self) -> Option<&ChangeJournal> {
+        self.journal.as_deref()
+    }
+
+    /// Completes or undoes, whole, every change a process that died left
+    /// half made in this workspace (nothing without a journal). The
+    /// workspace gets the protected paths first, so putting files back is
+    /// refused wherever a file tool would be. A frontend calls this once
+    /// at start, before the first tool call, and shows what it returns.
+    pub fn recover_interrupted(&self) -> Vec<Recovered> {
+        let Some(journal) = &self.journal else {
+            return Vec::new();
+        };
+        crate::protected::protect_workspace(&self.workspace, self.sandbox.private_dirs());
+        journal.recover(&self.workspace)
     }
 
     /// The checkpoints changes are kept in, if any.

@@ -8,12 +8,12 @@ use std::io::Write;
 use std::sync::Mutex;
 use std::time::SystemTime;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 /// One recorded attempt.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LedgerEntry {
     /// The provider's id for the call that attempted it (the transcript's
     /// and the events' `call_id`).
@@ -169,7 +169,16 @@ fn digest(args: &Value) -> String {
 }
 
 mod unix_millis {
-    use std::time::{SystemTime, UNIX_EPOCH};
+    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+    use serde::Deserialize as _;
+
+    pub(super) fn deserialize<'de, D: serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<SystemTime, D::Error> {
+        let millis = u64::deserialize(deserializer)?;
+        Ok(UNIX_EPOCH + Duration::from_millis(millis))
+    }
 
     pub(super) fn serialize<S: serde::Serializer>(
         time: &SystemTime,

@@ -35,6 +35,7 @@ mod context;
 mod diff;
 mod error;
 mod events;
+mod journal;
 mod ledger;
 pub mod limit;
 mod output;
@@ -64,6 +65,7 @@ pub use events::{
     ApprovalEvent, ApprovalStage, CallStatus, EventSink, NoEvents, OutputStream, ToolCallFinished,
     ToolCallStarted, ToolEvent, ToolOutputDelta,
 };
+pub use journal::{ChangeJournal, JOURNAL_DIR, JournalError, Recovered, RecoveryOutcome};
 pub use ledger::{JsonlSink, Ledger, LedgerEntry, LedgerSink};
 pub use limit::{Limit, Limited};
 pub use output::{ChangeSummary, ToolOutput};

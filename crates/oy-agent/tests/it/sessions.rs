@@ -360,3 +360,94 @@ async fn the_saved_history_keeps_full_text_after_compaction_shrank_the_context()
     assert_eq!(resumed.transcript().entries(), saved.context.as_slice());
     assert_eq!(resumed.history(), saved.history.as_slice());
 }
+
+#[tokio::test]
+async fn a_turns_side_effects_are_on_disk_until_the_turn_is_saved() {
+    let ws = Ws::new();
+    let dir = store();
+    let provider = scripted([
+        answer(
+            "Writing.",
+            &[call(
+                "c1",
+                "write",
+                r#"{"path":"b.txt","content":"beta\n"}"#,
+            )],
+        ),
+        text("Done."),
+    ]);
+    let (builder, _events) = builder(provider, &ws, Mode::AutoApprove);
+    let mut agent = builder
+        .session_store(Arc::clone(&dir.store))
+        .build()
+        .unwrap();
+    let id = agent.session_id().to_owned();
+    let outcome = agent.turn("write b").await.unwrap();
+    assert_eq!(outcome.stop, TurnStop::Done);
+    // Saved with the turn: nothing is left for a resume to report.
+    assert!(!dir.path.join(format!("{id}.ledger")).exists());
+    assert!(dir.store.unsaved_effects(&id).is_empty());
+}
+
+#[tokio::test]
+async fn resuming_after_a_turn_that_was_cut_off_says_what_it_had_started() {
+    let ws = Ws::new();
+    let dir = store();
+    let saved = saved_turn(&ws, &dir, Mode::AutoApprove).await;
+    let id = saved.header.id.clone();
+    // What the ledger holds when the process died mid-turn: a write that
+    // finished, and a command that had started (attempt, then outcome).
+    let line = |call: &str, tool: &str, succeeded: Option<bool>| {
+        serde_json::json!({
+            "call_id": call, "turn": 2, "tool": tool, "args_digest": "00",
+            "attempted_at": 1_790_000_000_000u64, "succeeded": succeeded,
+        })
+        .to_string()
+    };
+    let ledger = [
+        line("c7", "write", None),
+        line("c7", "write", Some(true)),
+        line("c8", "bash", None),
+    ]
+    .join("\n");
+    let ledger_path = dir.path.join(format!("{id}.ledger"));
+    std::fs::write(&ledger_path, ledger + "\n").unwrap();
+
+    let provider = scripted([text("I will look first.")]);
+    let (builder, events) = builder(provider.clone(), &ws, Mode::AutoApprove);
+    let mut agent = builder
+        .session_store(Arc::clone(&dir.store))
+        .resume(dir.store.load(&id).unwrap())
+        .build()
+        .unwrap();
+    let reported: Vec<Vec<(String, Option<bool>)>> = events
+        .events()
+        .iter()
+        .filter_map(|event| match event {
+            AgentEvent::InterruptedTurn { effects } => Some(
+                effects
+                    .iter()
+                    .map(|entry| (entry.tool.clone(), entry.succeeded))
+                    .collect(),
+            ),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        reported,
+        [vec![
+            ("write".to_owned(), Some(true)),
+            ("bash".to_owned(), None)
+        ]]
+    );
+    agent.turn("go on").await.unwrap();
+    let request = &provider.requests()[0];
+    let Some(Message::User { text }) = request.messages.last() else {
+        panic!("{:?}", request.messages.last());
+    };
+    assert!(text.contains("<note kind=\"interrupted\">"), "{text}");
+    assert!(text.contains("- bash (outcome unknown"), "{text}");
+    assert!(text.contains("go on"), "{text}");
+    // Told once: the turn is saved and the ledger gone.
+    assert!(!ledger_path.exists());
+}

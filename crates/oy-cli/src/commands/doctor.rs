@@ -60,6 +60,7 @@ pub(crate) fn run(common: &Common) -> Result<Exit> {
     let mut report = Report::default();
     report.line("oy", env!("CARGO_PKG_VERSION"));
     paths(config, &problems, &mut report);
+    interrupted_changes(config, &mut report);
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
@@ -227,6 +228,35 @@ fn paths(config: &Config, problems: &[ConfigProblem], report: &mut Report) {
                 "none"
             },
         );
+    }
+}
+
+/// Completes or undoes, as every start of oy in the workspace does, the
+/// changes of several files a process that died left half made, and says
+/// what became of them (docs/crash-safety.md).
+fn interrupted_changes(config: &Config, report: &mut Report) {
+    let (Some(dir), Ok(workspace)) = (
+        crate::agent_setup::journal_dir(config),
+        Workspace::open(&config.root),
+    ) else {
+        return;
+    };
+    let journal = oy_tools::ChangeJournal::for_workspace(&dir, workspace.root());
+    let ctx = oy_tools::ToolContext::new(std::sync::Arc::new(workspace), config.settings.policy)
+        .with_sandbox(std::sync::Arc::clone(&config.sandbox))
+        .with_journal(std::sync::Arc::new(journal));
+    let recovered = ctx.recover_interrupted();
+    if recovered.is_empty() {
+        report.line("interrupted", "none");
+    }
+    for change in recovered {
+        if change.outcome == oy_tools::RecoveryOutcome::Incomplete {
+            report.line("interrupted", format!("PROBLEM: {}", change.message()));
+            report
+                .hint("read the files named and put them right; oy tries again at its next start");
+        } else {
+            report.line("interrupted", change.message());
+        }
     }
 }
 

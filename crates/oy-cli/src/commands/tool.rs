@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use oy_tools::{CancelToken, Limit, ToolContext, ToolOutput};
+use oy_tools::{CancelToken, ChangeJournal, Limit, ToolContext, ToolOutput};
 use serde_json::json;
 
 use crate::approver::TerminalPrompt;
@@ -47,6 +47,13 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     }
     if let Some(store) = &store {
         ctx = ctx.with_state(store.load()?);
+    }
+    if let Some(dir) = crate::agent_setup::journal_dir(config) {
+        let journal = ChangeJournal::for_workspace(&dir, ctx.workspace().root());
+        ctx = ctx.with_journal(Arc::new(journal));
+        for change in ctx.recover_interrupted() {
+            crate::config::warn(&change.message());
+        }
     }
     // Ctrl-C fires the token: a running command's process group is killed.
     let interrupts = Interrupts::install(cancel, ctx.child_killer())?;

@@ -251,6 +251,20 @@ impl Human {
                     )));
                 }
             }
+            AgentEvent::InterruptedTurn { effects } => {
+                self.settle();
+                self.note(&style.yellow(&format!(
+                    "oy: warning: {}",
+                    terminal_safe(&crate::render::interrupted_turn(effects))
+                )));
+            }
+            AgentEvent::InterruptedChange(change) => {
+                self.settle();
+                self.note(&style.yellow(&format!(
+                    "oy: warning: {}",
+                    terminal_safe(&change.message())
+                )));
+            }
             AgentEvent::Error { message } => {
                 self.settle();
                 self.note(&style.red(&format!("oy: error: {}", terminal_safe(message))));

@@ -24,6 +24,7 @@ mod cli_chat_start;
 mod cli_completions;
 mod cli_concurrency;
 mod cli_config;
+mod cli_crash;
 mod cli_did_you_mean;
 mod cli_doctor;
 mod cli_errors;

@@ -4,10 +4,10 @@
 
 mod apply;
 mod commit;
+mod land;
 mod parse;
 
 use std::collections::HashSet;
-use std::sync::Mutex;
 
 use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
 use schemars::JsonSchema;
@@ -26,7 +26,6 @@ use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
 use crate::spec::{Effect, ToolSpec};
-use crate::state::content_digest;
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
 
@@ -120,36 +119,12 @@ impl Tool for PatchTool {
         for plan in &plans {
             plan.unchanged(ws)?;
         }
-        let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
-        // The read-lock's digests of the new texts and the event's diff
-        // are made on a second thread while this one lands the files (one
-        // directory fsync per directory, after all the renames). Whatever
-        // that thread did not make (it could not start) is made here after.
-        let diff = Mutex::new(Some(diff));
-        let event_diff = || {
-            diff.lock()
-                .ok()
-                .and_then(|mut diff| diff.take())
-                .map(LazyDiff::for_event)
-        };
-        let (bytes_written, (records, made_diff)) = std::thread::scope(|scope| {
-            let helper = std::thread::Builder::new()
-                .spawn_scoped(scope, || (Some(read_lock(&plans)), event_diff()))
-                .ok();
-            let written = ws.batch(|| commit::commit(ws, &steps));
-            let made = helper
-                .and_then(|thread| thread.join().ok())
-                .unwrap_or((None, None));
-            (written, made)
-        });
-        let bytes_written = bytes_written?;
-        remember(call, records.unwrap_or_else(|| read_lock(&plans)));
+        let (bytes_written, diff) = land::land(call, &plans, diff)?;
         let mut text = format!("patched {} file(s):\n", plans.len());
         for plan in &plans {
             text.push_str(&plan.report());
             text.push('\n');
         }
-        let diff = made_diff.or_else(event_diff).unwrap_or_default();
         Ok(ToolOutput::changed(
             text,
             ChangeSummary {
@@ -539,42 +514,4 @@ fn summary(ws: &Workspace, plans: &[Plan]) -> String {
         parts.push(format!("and {} more", plans.len() - SUMMARY_FILES));
     }
     format!("patch {} file(s): {}", plans.len(), parts.join(", "))
-}
-
-/// What the session's read records become once the patch landed: each
-/// path written with the digest of its new text, or `None` where the
-/// record is dropped (a move's source, a deleted file).
-fn read_lock(plans: &[Plan]) -> Vec<(String, Option<String>)> {
-    let mut records = Vec::new();
-    for plan in plans {
-        match &plan.step {
-            Step::Create { path, bytes, .. } | Step::Replace { path, bytes, .. } => {
-                records.push((path.to_text(), Some(content_digest(bytes.as_bytes()))));
-            }
-            Step::Move {
-                from,
-                to,
-                old,
-                bytes,
-                ..
-            } => {
-                records.push((from.to_text(), None));
-                let new = bytes.as_deref().unwrap_or(old);
-                records.push((to.to_text(), Some(content_digest(new.as_bytes()))));
-            }
-            Step::Delete { path, .. } => records.push((path.to_text(), None)),
-        }
-    }
-    records
-}
-
-/// Keeps the session's read records in step with what was written.
-fn remember(call: &Invocation<'_>, records: Vec<(String, Option<String>)>) {
-    let mut state = call.ctx().state();
-    for (path, digest) in records {
-        match digest {
-            Some(digest) => state.remember_digest(&path, digest),
-            None => state.forget(&path),
-        }
-    }
 }

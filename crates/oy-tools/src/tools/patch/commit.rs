@@ -34,6 +34,14 @@ pub(crate) enum Step {
     Delete { path: WorkspacePath, old: String },
 }
 
+/// Why a commit failed, and whether everything it had done was undone
+/// (`false`: some files may be left patched).
+#[derive(Debug)]
+pub(crate) struct Failed {
+    pub(crate) error: ToolError,
+    pub(crate) undone: bool,
+}
+
 /// How to take back one completed action.
 enum Undo<'s> {
     Remove(&'s WorkspacePath),
@@ -89,7 +97,15 @@ impl Undo<'_> {
 /// durable together first (see `Workspace::stage`), so the files do not
 /// each wait for their own `fsync`; nothing visible changes until the
 /// steps run. A file that cannot be staged is written as usual.
-pub(crate) fn commit(ws: &Workspace, steps: &[&Step]) -> Result<u64, ToolError> {
+///
+/// `before_first_change` runs once everything is staged and before any
+/// file changes (the journal's record is made durable there); its error
+/// stops the commit with nothing changed.
+pub(crate) fn commit(
+    ws: &Workspace,
+    steps: &[&Step],
+    before_first_change: impl FnOnce() -> Result<(), ToolError>,
+) -> Result<u64, Failed> {
     let is_delete = |step: &&&Step| matches!(step, Step::Delete { .. });
     let ordered: Vec<&Step> = steps
         .iter()
@@ -110,6 +126,10 @@ pub(crate) fn commit(ws: &Workspace, steps: &[&Step]) -> Result<u64, ToolError> 
         // Each write then makes (and reports) its own bytes durable.
         staged.clear();
     }
+    before_first_change().map_err(|error| Failed {
+        error,
+        undone: true,
+    })?;
     let mut done: Vec<Undo<'_>> = Vec::new();
     let mut written = 0;
     for (at, step) in ordered.into_iter().enumerate() {
@@ -181,7 +201,7 @@ fn run<'s>(
     Ok(())
 }
 
-fn rolled_back(ws: &Workspace, done: Vec<Undo<'_>>, what: &str, error: BoundaryError) -> ToolError {
+fn rolled_back(ws: &Workspace, done: Vec<Undo<'_>>, what: &str, error: BoundaryError) -> Failed {
     let cause = error.to_string();
     let recovery = ToolError::Boundary(error).recovery();
     let failures: Vec<String> = done
@@ -190,7 +210,8 @@ fn rolled_back(ws: &Workspace, done: Vec<Undo<'_>>, what: &str, error: BoundaryE
         .filter_map(|undo| undo.run(ws).err())
         .map(|(path, e)| format!("{path} ({e})"))
         .collect();
-    if failures.is_empty() {
+    let undone = failures.is_empty();
+    let error = if undone {
         ToolError::failed(
             format!(
                 "{what} failed: {cause}; the patch was not applied (changes already made were undone)"
@@ -205,5 +226,6 @@ fn rolled_back(ws: &Workspace, done: Vec<Undo<'_>>, what: &str, error: BoundaryE
             ),
             "read the files listed to see their state, fix them, and tell the user what happened",
         )
-    }
+    };
+    Failed { error, undone }
 }
