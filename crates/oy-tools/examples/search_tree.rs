@@ -33,7 +33,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use oy_boundary::Workspace;
-use oy_tools::{Limit, Mode, Policy, ToolContext, default_registry};
+use oy_tools::{ChangeJournal, Limit, Mode, Policy, ToolContext, default_registry};
 use serde_json::json;
 
 fn main() -> ExitCode {
@@ -107,8 +107,16 @@ fn run(root: &str, tool: &str, args: serde_json::Value) -> Result<String, String
     } else {
         Mode::Plan
     };
-    let ctx = ToolContext::new(Arc::new(ws), Policy::new(mode, false))
+    let mut ctx = ToolContext::new(Arc::new(ws), Policy::new(mode, false))
         .with_output_limit(Limit::bytes(usize::MAX));
+    // As `oy tool patch` does: a change of several files is journalled
+    // first (docs/crash-safety.md), so the benchmark pays what users pay.
+    // `SEARCH_TREE_NO_JOURNAL=1` measures without, for comparison.
+    if tool == "patch" && std::env::var_os("SEARCH_TREE_NO_JOURNAL").is_none() {
+        let base = std::env::temp_dir().join("oy-search-tree-journal");
+        let journal = ChangeJournal::for_workspace(&base, ctx.workspace().root());
+        ctx = ctx.with_journal(Arc::new(journal));
+    }
     let out = default_registry().invoke(&ctx, "search-tree-1", tool, &args);
     if out.ok {
         Ok(out.full_text.unwrap_or(out.text))
