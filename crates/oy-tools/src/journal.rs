@@ -44,6 +44,8 @@ const RECORD_SUFFIX: &str = ".journal";
 #[derive(Debug, Clone)]
 pub struct ChangeJournal {
     dir: PathBuf,
+    /// How long [`Self::lock`] waits ([`LOCK_WAIT`]; shorter in tests).
+    lock_wait: std::time::Duration,
 }
 
 /// Why a record could not be written: the change is then not made.
@@ -109,6 +111,19 @@ pub(crate) enum Change {
     },
 }
 
+/// How [`ChangeJournal::lock`] holds the workspace's lock file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum LockKind {
+    /// A change landing: many at once.
+    Shared,
+    /// Recovery: alone.
+    Exclusive,
+}
+
+/// How long a start waits for changes landing (or another start's
+/// recovery) before it leaves recovery to the next start.
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// A record in effect: held (locked) by this process until
 /// [`Self::finish`]. Dropped without finishing (the change failed and
 /// could not be fully undone), it stays for the next start to complete.
@@ -117,6 +132,8 @@ pub(crate) struct Intent {
     path: PathBuf,
     /// Holds the `flock` that tells others this change is alive.
     _file: File,
+    /// Holds the workspace's lock shared: no recovery runs meanwhile.
+    _landing: File,
 }
 
 impl ChangeJournal {
@@ -127,7 +144,15 @@ impl ChangeJournal {
         let digest = crate::state::content_digest(root.as_os_str().as_encoded_bytes());
         Self {
             dir: base.join(digest.get(..16).unwrap_or(&digest)),
+            lock_wait: LOCK_WAIT,
         }
+    }
+
+    /// The same journal, waiting at most `wait` for the workspace's lock.
+    #[cfg(test)]
+    pub(crate) fn with_lock_wait(mut self, wait: std::time::Duration) -> Self {
+        self.lock_wait = wait;
+        self
     }
 
     /// The directory holding this workspace's records.
@@ -143,6 +168,11 @@ impl ChangeJournal {
             source,
         };
         crate::trust::private_dir(&self.dir, None).map_err(|e| fail(std::io::Error::other(e)))?;
+        let landing = self.lock(LockKind::Shared).ok_or_else(|| {
+            fail(std::io::Error::other(
+                "another oy is completing an interrupted change here",
+            ))
+        })?;
         let stem = format!(
             "{}-{}",
             std::process::id(),
@@ -169,7 +199,32 @@ impl ChangeJournal {
             let _ = remove(&path);
             return Err(fail(error));
         }
-        Ok(Intent { path, _file: file })
+        Ok(Intent {
+            path,
+            _file: file,
+            _landing: landing,
+        })
+    }
+
+    /// The workspace's lock file (`lock` in the journal's directory),
+    /// held as `kind`, waiting a bounded time ([`LOCK_WAIT`]); `None` when
+    /// it cannot be had.
+    pub(crate) fn lock(&self, kind: LockKind) -> Option<File> {
+        let file = open_lock(&self.dir.join("lock")).ok()?;
+        let deadline = std::time::Instant::now() + self.lock_wait;
+        loop {
+            let tried = match kind {
+                LockKind::Shared => file.try_lock_shared(),
+                LockKind::Exclusive => file.try_lock(),
+            };
+            match tried {
+                Ok(()) => return Some(file),
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(10));
+                }
+                Err(_) => return None,
+            }
+        }
     }
 }
 
@@ -200,6 +255,22 @@ fn create_private(path: &Path) -> std::io::Result<File> {
         .write(true)
         .create_new(true)
         .mode(0o600)
+        .open(path)
+}
+
+#[expect(
+    clippy::disallowed_methods,
+    reason = "the journal lives in oy's private data directory, outside every workspace"
+)]
+fn open_lock(path: &Path) -> std::io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt as _;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .mode(0o600)
+        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
         .open(path)
 }
 

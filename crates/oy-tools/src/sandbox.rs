@@ -12,6 +12,7 @@
 //! when the call ends) and a *confine* stage that restricts itself and
 //! then `exec`s the command.
 
+mod ancestors;
 mod argv;
 mod confine;
 mod env_transport;

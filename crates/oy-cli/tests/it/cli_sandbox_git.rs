@@ -331,3 +331,77 @@ fn workspace_oy_directory_is_read_only() {
     );
     assert!(!oy.root.join(".oy/tools.json").exists());
 }
+
+/// oy started in a home directory: its config and data directories lie in
+/// the workspace. A command can neither write them nor move a directory
+/// above them aside and put a link to its own in its place (which would
+/// hand oy a config turning the sandbox off, or forged journal records,
+/// at its next start).
+#[test]
+fn oys_own_directories_in_the_workspace_cannot_be_swapped_from_above() {
+    let oy = Oy::new();
+    if !full_sandbox(&oy) {
+        return;
+    }
+    let home = &oy.root;
+    oy.file(".config/oy/config.toml", "sandbox = \"on\"\n");
+    oy.file(".local/share/oy/keep", "");
+    oy.file("dotfiles/oy/config.toml", "sandbox = \"on\"\n");
+    let env = [
+        ("HOME", home.to_str().unwrap()),
+        ("XDG_CONFIG_HOME", ""),
+        ("XDG_DATA_HOME", ""),
+    ];
+    let attacks = [
+        "mv .config .config.moved && mkdir -p fake/oy && echo 'sandbox = \"off\"' > fake/oy/config.toml && ln -s fake .config",
+        "mv .local .local.moved",
+        "mv .local/share .local/share.moved",
+        "rm -rf .local/share",
+        "echo 'sandbox = \"off\"' > .config/oy/config.toml",
+    ];
+    for attack in attacks {
+        let mut cmd = oy.command();
+        let args = serde_json::json!({ "command": attack, "timeout_ms": 20_000 }).to_string();
+        cmd.args(["tool", "bash", args.as_str(), "--mode", "auto"]);
+        for (name, value) in env {
+            if value.is_empty() {
+                cmd.env_remove(name);
+            } else {
+                cmd.env(name, value);
+            }
+        }
+        let out = cmd.output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            std::fs::symlink_metadata(home.join(".config"))
+                .unwrap()
+                .is_dir(),
+            "{attack}: {said}"
+        );
+        assert_eq!(
+            oy.read(".config/oy/config.toml"),
+            "sandbox = \"on\"\n",
+            "{attack}: {said}"
+        );
+        assert!(
+            home.join(".local/share/oy/keep").exists(),
+            "{attack}: {said}"
+        );
+    }
+    // A link on the way (dotfiles) is put back after the command.
+    std::fs::remove_dir_all(home.join(".config")).unwrap();
+    std::os::unix::fs::symlink("dotfiles", home.join(".config")).unwrap();
+    let mut cmd = oy.command();
+    let args = serde_json::json!({ "command": "rm .config && mkdir -p fake2/oy && ln -s fake2 .config", "timeout_ms": 20_000 }).to_string();
+    cmd.args(["tool", "bash", args.as_str(), "--mode", "auto"])
+        .env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME");
+    let out = cmd.output().unwrap();
+    assert_eq!(
+        std::fs::read_link(home.join(".config")).unwrap(),
+        std::path::PathBuf::from("dotfiles"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

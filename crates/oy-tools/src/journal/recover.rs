@@ -21,11 +21,15 @@ use oy_boundary::{BoundaryError, FileKind, Workspace, WorkspacePath};
 use serde::Serialize;
 
 use super::splice::apply_undo;
-use super::{Change, ChangeJournal, RECORD_SUFFIX, Record, VERSION, remove, rename};
+use super::{Change, ChangeJournal, LockKind, RECORD_SUFFIX, Record, VERSION, remove, rename};
 use crate::state::content_digest;
 
 /// Files larger than this are not a patch's text: never read whole here.
 const MAX_TEXT: u64 = 256 * 1024 * 1024;
+
+/// A record larger than this is not one oy wrote (a patch's files are
+/// each at most a few MiB): left alone.
+const MAX_RECORD: u64 = 1024 * 1024 * 1024;
 
 /// A `.tmp` record nobody holds and older than this was never put in
 /// effect by a live process: it is removed.
@@ -42,6 +46,9 @@ pub enum RecoveryOutcome {
     NothingChanged,
     /// The steps that were done have been undone.
     RolledBack,
+    /// Files it touched were changed by someone since: nothing was undone
+    /// (that could make their work half), and they are named.
+    ChangedSince,
     /// Undoing some steps failed: the record is kept and the next start
     /// tries again.
     Incomplete,
@@ -87,27 +94,40 @@ impl Recovered {
                 "{what} half way; undone, so none of it applies (restored: {})",
                 self.restored.join(", ")
             ),
-            RecoveryOutcome::Incomplete => format!(
-                "{what} half way; undoing it failed for {} (restored: {}); oy tries again at its next start",
-                self.failed.join(", "),
+            RecoveryOutcome::ChangedSince => format!(
+                "{what} half way, and files it touched were changed since; nothing was undone: check {} (it had changed: {})",
+                self.left.join(", "),
                 if self.restored.is_empty() {
                     "nothing".to_owned()
                 } else {
                     self.restored.join(", ")
                 }
             ),
+            RecoveryOutcome::Incomplete => format!(
+                "{what} half way; undoing it failed for {} (restored: {}); oy tries again at its next start (to stop that, remove {})",
+                self.failed.join(", "),
+                if self.restored.is_empty() {
+                    "nothing".to_owned()
+                } else {
+                    self.restored.join(", ")
+                },
+                self.record.display()
+            ),
             RecoveryOutcome::Unreadable => format!(
                 "the record of an interrupted change could not be read (damaged); it was set aside as {}: check the files it names",
                 self.record.display()
             ),
         };
-        if !self.left.is_empty() {
+        if !self.left.is_empty() && self.outcome != RecoveryOutcome::ChangedSince {
             text.push_str(&format!(
                 "; left as they are (not the change's own text): {}",
                 self.left.join(", ")
             ));
         }
-        text
+        // One line: a call id or a file name cannot start another.
+        text.chars()
+            .map(|c| if c.is_control() { '\u{fffd}' } else { c })
+            .collect()
     }
 }
 
@@ -123,8 +143,23 @@ impl ChangeJournal {
         let mut names: Vec<String> = entries
             .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
             .collect();
-        // Oldest first: the name starts with the pid, then the time.
-        names.sort_by_key(|name| started_at(name));
+        if !names.iter().any(|name| name.ends_with(RECORD_SUFFIX)) {
+            names.iter().for_each(|name| {
+                if name.starts_with('.') && name.ends_with(".tmp") {
+                    remove_stale_temporary(&self.dir.join(name), name);
+                }
+            });
+            return Vec::new();
+        }
+        // No change of this workspace lands while recovery runs, and two
+        // starts never recover at once: the second waits, then finds the
+        // work done (see `ChangeJournal::begin`).
+        let Some(_exclusive) = self.lock(LockKind::Exclusive) else {
+            return Vec::new();
+        };
+        // Newest first, as undo goes: a later change was made on top of
+        // an earlier one's result (the name is `PID-NANOS`).
+        names.sort_by_key(|name| std::cmp::Reverse(started_at(name)));
         let mut recovered = Vec::new();
         for name in names {
             let path = self.dir.join(&name);
@@ -181,15 +216,27 @@ fn recover_record(ws: &Workspace, path: &Path) -> Option<Recovered> {
         Ok(()) => {}
         Err(TryLockError::WouldBlock | TryLockError::Error(_)) => return None,
     }
-    // Another start finished it while this one waited to open it.
-    if file.metadata().ok()?.nlink() == 0 {
+    // Only a record oy could have written: a regular file of this user's,
+    // of a sane size; and not one another start finished meanwhile.
+    let meta = file.metadata().ok()?;
+    if !meta.is_file()
+        || meta.uid() != rustix::process::geteuid().as_raw()
+        || meta.len() > MAX_RECORD
+        || meta.nlink() == 0
+    {
         return None;
     }
     let mut text = Vec::new();
-    let record: Option<Record> = file
-        .read_to_end(&mut text)
-        .ok()
-        .and_then(|_| serde_json::from_slice(&text).ok());
+    file.read_to_end(&mut text).ok()?;
+    // A record of another format is another oy's to finish.
+    #[derive(serde::Deserialize)]
+    struct Version {
+        version: u32,
+    }
+    if serde_json::from_slice::<Version>(&text).is_ok_and(|found| found.version != VERSION) {
+        return None;
+    }
+    let record: Option<Record> = serde_json::from_slice(&text).ok();
     let Some(record) = record else {
         let aside = path.with_extension("damaged");
         let _ = rename(path, &aside);
@@ -203,7 +250,7 @@ fn recover_record(ws: &Workspace, path: &Path) -> Option<Recovered> {
             record: aside,
         });
     };
-    if record.version != VERSION || Path::new(&record.workspace) != ws.root() {
+    if Path::new(&record.workspace) != ws.root() {
         return None;
     }
     let mut recovered = complete(ws, &record);
@@ -233,11 +280,6 @@ enum State {
 }
 
 fn complete(ws: &Workspace, record: &Record) -> Recovered {
-    let states: Vec<State> = record
-        .changes
-        .iter()
-        .map(|change| state(ws, change))
-        .collect();
     let mut recovered = Recovered {
         tool: record.tool.clone(),
         call_id: record.call_id.clone(),
@@ -247,24 +289,46 @@ fn complete(ws: &Workspace, record: &Record) -> Recovered {
         failed: Vec::new(),
         record: std::path::PathBuf::new(),
     };
-    if states.iter().all(|state| matches!(state, State::Done)) {
+    // The steps are recorded in the order they are made, so a process
+    // killed half way leaves some first steps done (the last of them
+    // perhaps half) and every later one as it was.
+    let done = record
+        .changes
+        .iter()
+        .take_while(|change| !matches!(state(ws, change), State::NotDone))
+        .count();
+    let (made, not_made) = record.changes.split_at(done);
+    if not_made.is_empty() {
         recovered.outcome = RecoveryOutcome::Landed;
         return recovered;
     }
-    if states.iter().all(|state| matches!(state, State::NotDone)) {
+    // Anything else means someone changed these files since: nothing is
+    // undone (that could make a whole of their work half), and they are
+    // named.
+    let changed: Vec<String> = not_made
+        .iter()
+        .filter(|change| !holds_old_state(ws, change))
+        .map(shown)
+        .collect();
+    if !changed.is_empty() {
+        recovered.outcome = RecoveryOutcome::ChangedSince;
+        recovered.left = changed;
+        recovered.restored = made.iter().map(shown).collect();
+        return recovered;
+    }
+    if made.is_empty() {
         recovered.outcome = RecoveryOutcome::NothingChanged;
         return recovered;
     }
-    for (change, state) in record.changes.iter().zip(&states).rev() {
+    for change in made.iter().rev() {
         let shown = shown(change);
-        match (state, undo(ws, change, state)) {
-            (State::NotDone, _) => {
-                if !holds_old_state(ws, change) {
-                    recovered.left.push(shown);
-                }
-            }
-            (_, Ok(())) => recovered.restored.push(shown),
-            (_, Err(error)) => recovered.failed.push(format!("{shown} ({error})")),
+        // Judged again right before acting: a file changed since the
+        // first look is left alone.
+        let state = state(ws, change);
+        match undo(ws, change, &state) {
+            Ok(true) => recovered.restored.push(shown),
+            Ok(false) => recovered.left.push(shown),
+            Err(error) => recovered.failed.push(format!("{shown} ({error})")),
         }
     }
     recovered.restored.reverse();
@@ -353,8 +417,14 @@ fn holds_old_state(ws: &Workspace, change: &Change) -> bool {
     let path = |text: &str| ws.path(text).ok();
     match change {
         Change::Create { path: p, .. } => path(p).is_some_and(|p| is_absent(ws, &p)),
-        Change::Move { to, .. } => path(to).is_some_and(|p| is_absent(ws, &p)),
-        Change::Delete { path: p, .. } => path(p).is_some_and(|p| !is_absent(ws, &p)),
+        Change::Move { from, to, old, .. } => {
+            path(to).is_some_and(|p| is_absent(ws, &p))
+                && path(from).and_then(|p| digest_of(ws, &p)).as_ref() == Some(old)
+        }
+        Change::Delete { path: p, .. } => path(p).is_some_and(|p| {
+            ws.symlink_metadata(&p)
+                .is_ok_and(|meta| meta.kind == FileKind::File)
+        }),
         Change::Replace {
             path: p,
             old_len,
@@ -389,24 +459,37 @@ fn looks_old(ws: &Workspace, path: &WorkspacePath, old_len: u64, undo: &[super::
     })
 }
 
-fn undo(ws: &Workspace, change: &Change, state: &State) -> Result<(), String> {
+/// Undoes one step that is done (`Ok(false)`: it is not, or its file
+/// changed between the look and the act: left alone).
+fn undo(ws: &Workspace, change: &Change, state: &State) -> Result<bool, String> {
     let path = |text: &str| ws.path(text).map_err(|e| e.to_string());
     let failed = |e: BoundaryError| e.to_string();
     match (change, state) {
-        (_, State::NotDone) => Ok(()),
+        (_, State::NotDone) => Ok(false),
         (
             Change::Create {
-                path: p, new_dirs, ..
+                path: p,
+                new,
+                new_dirs,
             },
             _,
         ) => {
-            ws.remove_exactly(&path(p)?, false).map_err(failed)?;
-            remove_empty_dirs(ws, new_dirs);
-            Ok(())
-        }
-        (Change::Replace { path: p, undo, .. }, _) => {
             let p = path(p)?;
-            restore_text(ws, &p, &p, undo)
+            if digest_of(ws, &p).as_ref() != Some(new) {
+                return Ok(false);
+            }
+            ws.remove_exactly(&p, false).map_err(failed)?;
+            remove_empty_dirs(ws, new_dirs);
+            Ok(true)
+        }
+        (
+            Change::Replace {
+                path: p, new, undo, ..
+            },
+            _,
+        ) => {
+            let p = path(p)?;
+            restore_text(ws, &p, new, undo)
         }
         (
             Change::Delete {
@@ -415,14 +498,20 @@ fn undo(ws: &Workspace, change: &Change, state: &State) -> Result<(), String> {
                 mode,
             },
             _,
-        ) => ws
-            .restore_file(&path(p)?, old_text.as_bytes(), *mode)
-            .map(drop)
-            .map_err(failed),
+        ) => {
+            let p = path(p)?;
+            if !is_absent(ws, &p) {
+                return Ok(false);
+            }
+            ws.restore_file(&p, old_text.as_bytes(), *mode)
+                .map_err(failed)?;
+            Ok(true)
+        }
         (
             Change::Move {
                 from,
                 to,
+                new,
                 undo,
                 new_dirs,
                 ..
@@ -435,31 +524,39 @@ fn undo(ws: &Workspace, change: &Change, state: &State) -> Result<(), String> {
                 ws.rename(&to, &from, false).map_err(failed)?;
             }
             if matches!(state, State::Done) || renamed_back {
-                restore_text(ws, &from, &from, undo)?;
+                restore_text(ws, &from, new, undo)?;
             }
             remove_empty_dirs(ws, new_dirs);
-            Ok(())
+            Ok(true)
         }
     }
 }
 
-/// Puts back the old text of the file at `read` (which holds the new
-/// text) at `write`, keeping its mode.
+/// Puts back the old text of the file at `path`, which must hold exactly
+/// the new text (SHA-256 `new`) now — checked on the bytes the old text is
+/// made from, a moment before the atomic write — keeping its mode.
+/// `Ok(false)`: it holds something else, and is left alone.
 fn restore_text(
     ws: &Workspace,
-    read: &WorkspacePath,
-    write: &WorkspacePath,
+    path: &WorkspacePath,
+    new: &str,
     undo: &[super::Splice],
-) -> Result<(), String> {
+) -> Result<bool, String> {
     if undo.is_empty() {
-        return Ok(());
+        return Ok(true);
     }
-    let meta = ws.symlink_metadata(read).map_err(|e| e.to_string())?;
-    let new = ws.read_bytes(read, MAX_TEXT).map_err(|e| e.to_string())?;
-    let old = apply_undo(&new, undo)
+    let meta = ws.symlink_metadata(path).map_err(|e| e.to_string())?;
+    if meta.kind != FileKind::File {
+        return Ok(false);
+    }
+    let now = ws.read_bytes(path, MAX_TEXT).map_err(|e| e.to_string())?;
+    if content_digest(&now) != new {
+        return Ok(false);
+    }
+    let old = apply_undo(&now, undo)
         .ok_or_else(|| "the recorded undo does not fit the file".to_owned())?;
-    ws.restore_file(write, &old, meta.mode)
-        .map(drop)
+    ws.restore_file(path, &old, meta.mode)
+        .map(|_| true)
         .map_err(|e| e.to_string())
 }
 
@@ -492,6 +589,7 @@ fn open(path: &Path) -> std::io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt as _;
     std::fs::OpenOptions::new()
         .read(true)
-        .custom_flags(rustix::fs::OFlags::NOFOLLOW.bits() as i32)
+        // Never a link, and never stuck opening a FIFO.
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
         .open(path)
 }

@@ -28,7 +28,8 @@ fn setup(files: &[(&str, &str)]) -> Setup {
     }
     let ws = Workspace::open(root.path()).unwrap();
     let data = tempfile::tempdir().unwrap();
-    let journal = ChangeJournal::for_workspace(&data.path().join(JOURNAL_DIR), ws.root());
+    let journal = ChangeJournal::for_workspace(&data.path().join(JOURNAL_DIR), ws.root())
+        .with_lock_wait(std::time::Duration::from_secs(2));
     Setup {
         _data: data,
         _root: root,
@@ -71,6 +72,8 @@ impl Setup {
             .map(|entries| {
                 entries
                     .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+                    // The workspace's lock file stays; it holds nothing.
+                    .filter(|name| name != "lock")
                     .collect()
             })
             .unwrap_or_default()
@@ -203,18 +206,132 @@ fn a_change_killed_before_its_first_step_changed_nothing() {
 }
 
 #[test]
-fn a_file_edited_since_is_never_touched_and_is_named() {
+fn a_file_edited_since_is_never_touched_and_nothing_is_undone() {
+    // Killed after a.txt; b.txt then edited by someone: undoing a.txt
+    // alone could make their work half, so nothing is undone.
     let s = setup(&[("a.txt", "new a\n"), ("b.txt", "someone's edit\n")]);
     s.crashed(vec![
         replace("a.txt", "old a\n", "new a\n"),
         replace("b.txt", "old b\n", "new b\n"),
     ]);
     let done = s.journal.recover(&s.ws).pop().unwrap();
-    assert_eq!(done.outcome, RecoveryOutcome::RolledBack);
+    assert_eq!(done.outcome, RecoveryOutcome::ChangedSince);
     assert_eq!(done.left, ["b.txt"]);
     assert!(done.message().contains("b.txt"), "{}", done.message());
-    assert_eq!(s.file("a.txt").as_deref(), Some("old a\n"));
+    assert_eq!(s.file("a.txt").as_deref(), Some("new a\n"));
     assert_eq!(s.file("b.txt").as_deref(), Some("someone's edit\n"));
+    assert!(s.records().is_empty(), "said once");
+}
+
+#[test]
+fn a_file_removed_by_someone_is_not_taken_for_a_done_deletion() {
+    // Killed before any step; the person then removed creds.txt: the
+    // deletion is the last step, so with the first not done it was not
+    // oy's doing, and the file is not brought back.
+    let s = setup(&[("a.txt", "old a\n")]);
+    s.crashed(vec![
+        replace("a.txt", "old a\n", "new a\n"),
+        Change::Delete {
+            path: "creds.txt".to_owned(),
+            old_text: "token=1\n".to_owned(),
+            mode: 0o600,
+        },
+    ]);
+    let done = s.journal.recover(&s.ws).pop().unwrap();
+    assert_eq!(done.outcome, RecoveryOutcome::ChangedSince);
+    assert_eq!(done.left, ["creds.txt"]);
+    assert_eq!(s.file("creds.txt"), None);
+}
+
+#[test]
+fn stacked_interrupted_changes_are_undone_newest_first() {
+    // Change one (older) made v0 -> v1 and died; change two made v1 -> v2
+    // on top and died too. Undone newest first, a.txt is v0 again.
+    let s = setup(&[("a.txt", "v2\n"), ("c.txt", "c0\n"), ("d.txt", "d0\n")]);
+    s.crashed(vec![
+        replace("a.txt", "v0\n", "v1\n"),
+        replace("c.txt", "c0\n", "c1\n"),
+    ]);
+    std::thread::sleep(std::time::Duration::from_millis(2));
+    s.crashed(vec![
+        replace("a.txt", "v1\n", "v2\n"),
+        replace("d.txt", "d0\n", "d1\n"),
+    ]);
+    let done = s.journal.recover(&s.ws);
+    assert_eq!(done.len(), 2, "{done:?}");
+    assert!(
+        done.iter()
+            .all(|r| r.outcome == RecoveryOutcome::RolledBack),
+        "{done:?}"
+    );
+    assert_eq!(s.file("a.txt").as_deref(), Some("v0\n"));
+}
+
+#[test]
+fn recovery_waits_for_a_change_landing_and_a_change_waits_for_recovery() {
+    let s = setup(&[("a.txt", "new a\n"), ("b.txt", "old b\n")]);
+    s.crashed(vec![
+        replace("a.txt", "old a\n", "new a\n"),
+        replace("b.txt", "old b\n", "new b\n"),
+    ]);
+    let landing = s.journal.lock(LockKind::Shared).unwrap();
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(landing);
+        });
+        let done = s.journal.recover(&s.ws);
+        assert_eq!(done.len(), 1);
+    });
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+    assert_eq!(s.file("a.txt").as_deref(), Some("old a\n"));
+    // And a change cannot begin while a recovery holds the workspace.
+    let recovering = s.journal.lock(LockKind::Exclusive).unwrap();
+    let started = std::time::Instant::now();
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            std::thread::sleep(std::time::Duration::from_millis(300));
+            drop(recovering);
+        });
+        s.journal.begin(&s.record(Vec::new())).unwrap().finish();
+    });
+    assert!(started.elapsed() >= std::time::Duration::from_millis(300));
+}
+
+#[test]
+fn records_of_another_format_or_kind_are_left_alone() {
+    let s = setup(&[("a.txt", "new a\n")]);
+    let mut record = s.record(vec![replace("a.txt", "old a\n", "new a\n")]);
+    record.version = VERSION + 1;
+    drop(s.journal.begin(&record).unwrap());
+    // A FIFO where a record would be: never opened for reading (a
+    // blocking open would hang every start).
+    let fifo = s.journal.dir().join("1-1.journal");
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        &fifo,
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::RUSR | rustix::fs::Mode::WUSR,
+        0,
+    )
+    .unwrap();
+    assert!(s.journal.recover(&s.ws).is_empty());
+    assert_eq!(s.records().len(), 2, "{:?}", s.records());
+    assert_eq!(s.file("a.txt").as_deref(), Some("new a\n"));
+}
+
+#[test]
+fn the_message_is_one_line_whatever_the_call_id() {
+    let s = setup(&[("a.txt", "new a\n"), ("b.txt", "old b\n")]);
+    let mut record = s.record(vec![
+        replace("a.txt", "old a\n", "new a\n"),
+        replace("b.txt", "old b\n", "new b\n"),
+    ]);
+    record.call_id = "c1\noy: all good\u{1b}[2J".to_owned();
+    drop(s.journal.begin(&record).unwrap());
+    let message = s.journal.recover(&s.ws).pop().unwrap().message();
+    assert!(!message.chars().any(char::is_control), "{message:?}");
 }
 
 #[test]
@@ -301,7 +418,9 @@ fn undo_never_writes_through_a_link() {
         "new a\n",
         "{done:?}"
     );
-    assert_eq!(s.file("b.txt").as_deref(), Some("old b\n"));
+    // What lies through the link is not the change's: nothing is undone.
+    assert_eq!(done.outcome, RecoveryOutcome::ChangedSince);
+    assert_eq!(s.file("b.txt").as_deref(), Some("new b\n"));
     assert!(outside.path().join(".a.txt.oy-tmp.4194300.1").exists());
 }
 

@@ -381,6 +381,11 @@ impl Sandbox {
                     .cloned(),
             );
             watched.links = git.links;
+            let (pins, links) = super::ancestors::guarded_ways(root, &spec.protect);
+            spec.pin.extend(pins);
+            spec.pin.sort_by_key(|dir| dir.as_os_str().len());
+            spec.pin.dedup();
+            watched.links.extend(links);
             spec.absent = watched.absent.clone();
             spec.links = watched.links.clone();
         }
@@ -404,10 +409,11 @@ impl Sandbox {
 
     fn protected(&self, root: &Path, mut protected: Vec<PathBuf>) -> Vec<PathBuf> {
         protected.push(root.join(".oy"));
+        // Inside as named, or where links lead.
         protected.extend(
             self.private_dirs
                 .iter()
-                .filter(|dir| dir.starts_with(root))
+                .filter(|dir| dir.starts_with(root) || canonical_inside(dir, root))
                 .cloned(),
         );
         protected
@@ -484,4 +490,13 @@ fn restore_owner_bits(dir: &Path, depth: usize) {
             restore_owner_bits(&entry.path(), depth + 1);
         }
     }
+}
+
+/// True when `dir` exists and really lies inside `root` (through links).
+#[expect(
+    clippy::disallowed_methods,
+    reason = "oy's own directories as the kernel resolves them, not workspace files"
+)]
+fn canonical_inside(dir: &Path, root: &Path) -> bool {
+    std::fs::canonicalize(dir).is_ok_and(|real| real.starts_with(root))
 }

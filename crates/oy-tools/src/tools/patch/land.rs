@@ -135,7 +135,7 @@ fn record(
     let mut digests = records.iter().filter_map(|(_, digest)| digest.clone());
     let mut next = || digests.next().unwrap_or_default();
     let texts = |dirs: &[oy_boundary::WorkspacePath]| dirs.iter().map(|d| d.to_text()).collect();
-    let changes = plans
+    let mut changes: Vec<Change> = plans
         .iter()
         .map(|plan| match &plan.step {
             Step::Create { path, new_dirs, .. } => Change::Create {
@@ -173,6 +173,9 @@ fn record(
             },
         })
         .collect();
+    // In the order `commit` makes them (deletions last), so a record's
+    // done steps are always its first ones.
+    changes.sort_by_key(|change| matches!(change, Change::Delete { .. }));
     Record {
         version: crate::journal::VERSION,
         workspace: ws.root().to_string_lossy().into_owned(),
