@@ -21,10 +21,11 @@ mod support;
 mod tools;
 
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, workspace_root};
+use crate::workspace_root;
 
 use machine::Machine;
 use report::{Report, Section};
@@ -193,6 +194,32 @@ fn bench_tools(example: Option<PathBuf>, quick: bool) -> Result<Section> {
     let oy = target_dir()?.join("release/examples/search_tree");
 
     tools::bench_tools(&oy, quick)
+}
+
+/// `cargo` for the benchmarks' builds, without the variables `cargo run`
+/// set for xtask itself. A build script's fingerprint records the
+/// `CARGO_MANIFEST_DIR` it was compiled with (ring's does), so a release
+/// build started from xtask and one started from a shell would each find
+/// the other's stale and rebuild the whole fat-LTO tree.
+pub(crate) fn cargo() -> Command {
+    let mut cmd = crate::cargo();
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let ours = matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+        );
+        if ours || name.starts_with("CARGO_PKG_") {
+            cmd.env_remove(name);
+        }
+    }
+    cmd
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR` and config).

@@ -20,12 +20,14 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use super::cargo;
 use super::report::{Figure, Goal, Row, Section, Unit};
 use super::support::{
-    GNU_TIME, Scratch, figure, gnu_time_available, median, parse_times, peak_rss_kib, read,
+    GNU_TIME, Scratch, build_release_oy, figure, gnu_time_available, median, parse_times,
+    peak_rss_kib, read,
 };
 use super::target_dir;
-use crate::{cargo, run};
+use crate::run;
 
 /// The section's title in the report.
 pub(crate) const TITLE: &str = "Agent loop";
@@ -102,6 +104,9 @@ pub(crate) fn bench_agent(quick: bool, with_version: bool) -> Result<Section> {
     } else {
         (RUNS, VERSION_RUNS)
     };
+    let oy = build_release_oy()?;
+    // Apart: an example turns on oy-cli's dev-dependencies' features, so an
+    // `oy` built beside it would not be the one `cargo xtask dist` ships.
     let mut build = cargo();
     build.args([
         "build",
@@ -109,17 +114,14 @@ pub(crate) fn bench_agent(quick: bool, with_version: bool) -> Result<Section> {
         "--quiet",
         "-p",
         "oy-cli",
-        "--bin",
-        "oy",
         "--example",
         "mock_model",
     ]);
     run(
-        "cargo build --release -p oy-cli --bin oy --example mock_model",
+        "cargo build --release -p oy-cli --example mock_model",
         build,
     )?;
     let release = target_dir()?.join("release");
-    let oy = release.join("oy");
     let mock = release.join("examples/mock_model");
 
     let gnu_time = gnu_time_available();

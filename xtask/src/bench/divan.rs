@@ -9,8 +9,8 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 
+use super::cargo;
 use super::report::Section;
-use crate::cargo;
 
 /// The section's title in the report.
 pub(crate) const TITLE: &str = "In-process benchmarks (divan)";

@@ -16,7 +16,7 @@ use super::report::Figure;
 
 /// Builds the release `oy` binary and returns its path.
 pub(crate) fn build_release_oy() -> Result<PathBuf> {
-    let mut build = crate::cargo();
+    let mut build = super::cargo();
     build.args([
         "build",
         "--release",

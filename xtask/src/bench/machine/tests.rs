@@ -102,7 +102,7 @@ overlay /tmp overlay rw 0 0
 fn mount_of_picks_the_deepest_mount_point() {
     let shm = mount_of(MOUNTS, Path::new("/dev/shm/oy-bench-1")).map(|m| m.fstype);
     assert_eq!(shm.as_deref(), Some("tmpfs"));
-    let root = mount_of(MOUNTS, Path::new("/home/u/oy")).map(|m| (m.fstype, m.point));
+    let root = mount_of(MOUNTS, Path::new("/opt/oy/work")).map(|m| (m.fstype, m.point));
     assert_eq!(root, Some(("ext4".to_owned(), "/".to_owned())));
     // `/devx` is not under `/dev`.
     let devx = mount_of(MOUNTS, Path::new("/devx/a")).map(|m| m.point);
