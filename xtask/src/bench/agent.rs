@@ -24,7 +24,7 @@ use super::cargo;
 use super::report::{Figure, Goal, Row, Section, Unit};
 use super::support::{
     GNU_TIME, Scratch, build_release_oy, figure, gnu_time_available, median, parse_times,
-    peak_rss_kib, read,
+    peak_rss_kib, read, runs_text,
 };
 use super::target_dir;
 use crate::run;
@@ -139,12 +139,13 @@ pub(crate) fn bench_agent(quick: bool, with_version: bool) -> Result<Section> {
             samples.push(sample);
         }
     }
+    let timed = runs_text(runs);
     let mut section = Section::start(
         TITLE,
         format!(
             "`oy run` doing a scripted {STEPS}-step task (nine tool calls, then an answer) \
              against oy-cli's `mock_model` example, which streams Chat Completions with no \
-             latency, so what is measured is oy itself; 1 warm-up and {runs} runs, medians. \
+             latency, so what is measured is oy itself; 1 warm-up and {timed}, medians. \
              Wall and CPU from bash's `time`, peak RSS from GNU time, the first request's \
              arrival from the mock. There is no anchor: the goals are issue 6's."
         ),

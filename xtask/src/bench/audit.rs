@@ -33,7 +33,7 @@ use std::process::{Command, Stdio};
 use anyhow::{Context, Result};
 
 use super::report::{Goal, Row, Section};
-use super::support::{GNU_TIME, Scratch, build_release_oy, gnu_time_available};
+use super::support::{GNU_TIME, Scratch, build_release_oy, gnu_time_available, runs_text};
 
 use measure::{Bench, Summary};
 use secrets::ensure_secret_tree;
@@ -85,6 +85,7 @@ pub(crate) fn bench_audit(quick: bool) -> Result<Section> {
         "xtask: audit dry-run on {} ({tree_files} files, {megabytes:.1} MB), 1 warm-up + {runs} runs",
         root.display(),
     );
+    let timed = runs_text(runs);
     let mut section = Section::start(
         TITLE,
         format!(
@@ -92,7 +93,7 @@ pub(crate) fn bench_audit(quick: bool) -> Result<Section> {
              sent) on a generated monorepo of {tree_files} files ({megabytes:.1} MB), against \
              code2prompt and repomix packing the same tree into a prompt written to /dev/null; \
              then the redactor alone on a tree in which one line in eight is a credential. \
-             1 warm-up and {runs} runs per tool, one tool after the other, warm cache, clean \
+             1 warm-up and {timed} per tool, one tool after the other, warm cache, clean \
              environment."
         ),
     );

@@ -321,6 +321,7 @@ impl Report {
                 ""
             },
         );
+        let _ = writeln!(md, "{}\n", self.verdicts());
         md.push_str("## Machine\n\n| | |\n| --- | --- |\n");
         for (name, value) in self.machine.facts() {
             let _ = writeln!(md, "| {name} | {} |", cell(&value));
@@ -348,10 +349,50 @@ impl Report {
                 }
             }
             for block in &section.verbatim {
-                let _ = writeln!(md, "\n```text\n{}\n```", block.trim_end());
+                if !md.ends_with("\n\n") {
+                    md.push('\n');
+                }
+                let _ = writeln!(md, "```text\n{}\n```", block.trim_end());
             }
         }
         md
+    }
+}
+
+impl Report {
+    /// One sentence on the goals of every row: met, missed (named), not
+    /// judged for want of a figure, and rows or sections that did not run.
+    pub(crate) fn verdicts(&self) -> String {
+        let (mut met, mut missed, mut unjudged, mut skipped) = (0, Vec::new(), 0, 0);
+        for section in &self.sections {
+            if section.outcome.is_some() {
+                skipped += 1;
+            }
+            for row in &section.rows {
+                match (&row.outcome, row.met()) {
+                    (Outcome::Skipped(_), _) => skipped += 1,
+                    (_, Some(true)) => met += 1,
+                    (_, Some(false)) => missed.push(row.what.clone()),
+                    (Outcome::Measured { goal, .. }, None) if *goal != Goal::None => unjudged += 1,
+                    _ => {}
+                }
+            }
+        }
+        let mut text = format!("Goals: **{met} met, {} missed**", missed.len());
+        if !missed.is_empty() {
+            let _ = write!(text, " ({})", missed.join("; "));
+        }
+        if unjudged > 0 {
+            let _ = write!(text, ", {unjudged} not judged (their anchor is missing)");
+        }
+        if skipped > 0 {
+            let _ = write!(
+                text,
+                "; {skipped} skipped or failed (said where they stand)"
+            );
+        }
+        text.push('.');
+        text
     }
 }
 

@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 
 use super::report::{Goal, Row, Section};
-use super::support::{Scratch, build_release_oy, figure};
+use super::support::{Scratch, build_release_oy, figure, runs_text};
 
 /// The section's title in the report.
 pub(crate) const TITLE: &str = "Process sandbox";
@@ -38,12 +38,13 @@ pub(crate) fn bench_sandbox(quick: bool) -> Result<Section> {
         .next()
         .unwrap_or("sandbox: unknown")
         .to_owned();
+    let timed = runs_text(runs);
     let mut section = Section::start(
         TITLE,
         format!(
             "What the kernel sandbox adds to one command: `oy tool bash {{\"command\":\"true\"}}` \
              with `--sandbox on` against `--sandbox off` (same binary, workspace and \
-             environment), 1 warm-up and {runs} runs each, interleaved. The difference is the \
+             environment), 1 warm-up and {timed} each, interleaved. The difference is the \
              launcher's re-executions, the mount namespace, Landlock and seccomp."
         ),
     );

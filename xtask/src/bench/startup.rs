@@ -14,7 +14,9 @@ use std::process::Command;
 use anyhow::{Context, Result, bail};
 
 use super::report::{Goal, Row, Section};
-use super::support::{Scratch, build_release_oy, figure, hermetic, installed, interleaved};
+use super::support::{
+    Scratch, build_release_oy, figure, hermetic, installed, interleaved, runs_text,
+};
 
 /// The section's title in the report.
 pub(crate) const TITLE: &str = "Start-up of the release `oy`";
@@ -50,11 +52,12 @@ pub(crate) fn bench_startup(quick: bool) -> Result<Section> {
     let file = workspace.join(FILE);
     std::fs::write(&file, text).with_context(|| format!("writing {}", file.display()))?;
 
+    let timed = runs_text(runs);
     let mut section = Section::start(
         TITLE,
         format!(
             "The release `oy` (the profile `cargo xtask dist` ships) in a clean environment \
-             (fresh HOME, no config), 1 warm-up and {runs} runs each. The read takes lines \
+             (fresh HOME, no config), 1 warm-up and {timed} each. The read takes lines \
              {OFFSET}–{} of a {FILE_LINES}-line file, against `sed -n` on the same file, \
              interleaved. The goal is the start-up budget of {GOAL_MS} ms.",
             OFFSET + LIMIT - 1

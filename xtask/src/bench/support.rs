@@ -54,6 +54,15 @@ pub(crate) fn median(mut values: Vec<f64>) -> Option<f64> {
     values.get(values.len() / 2).copied()
 }
 
+/// "1 run", "5 runs".
+pub(crate) fn runs_text(runs: usize) -> String {
+    if runs == 1 {
+        "1 run".to_owned()
+    } else {
+        format!("{runs} runs")
+    }
+}
+
 /// The median and minimum of millisecond samples.
 pub(crate) fn figure(samples: &[f64]) -> Figure {
     let min = samples.iter().copied().fold(f64::INFINITY, f64::min);

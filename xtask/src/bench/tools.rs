@@ -21,7 +21,7 @@ use anyhow::{Context, Result, bail};
 
 use super::machine::filesystem_of;
 use super::report::{Goal, Row, Section};
-use super::support::{Scratch, figure, installed, interleaved};
+use super::support::{Scratch, figure, installed, interleaved, runs_text};
 
 /// The section's title in the report.
 pub(crate) const TITLE: &str = "Tool primitives against single-purpose tools";
@@ -58,12 +58,13 @@ pub(crate) fn bench_tools(example: &Path, quick: bool) -> Result<Section> {
     let example = &std::fs::canonicalize(example)
         .with_context(|| format!("cannot find {}", example.display()))?;
     let tree = describe(example)?;
+    let timed = runs_text(runs);
     let mut section = Section::start(
         TITLE,
         format!(
             "oy-tools' `search_tree` example (the real tools through the registry, as a model \
              calls them, in a process of their own) against the best single-purpose tool for \
-             each job, on the same generated tree of ~30,000 files: 1 warm-up and {runs} runs \
+             each job, on the same generated tree of ~30,000 files: 1 warm-up and {timed} \
              per side, interleaved. The patch applies a 199-file diff to a fresh copy each run \
              (the copy is not timed)."
         ),

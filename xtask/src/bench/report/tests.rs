@@ -198,3 +198,52 @@ fn a_quick_run_says_so() {
     quick.quick = true;
     assert!(quick.markdown().contains("a quick run"));
 }
+
+#[test]
+fn verdicts_count_met_missed_unjudged_and_skipped() {
+    let rows = vec![
+        Row::measured("search", Figure::ms(81.0, 79.0))
+            .against("rg", Figure::ms(98.0, 95.0))
+            .goal(Goal::RatioAtMost(1.2)),
+        Row::measured("list", Figure::ms(20.0, 19.0))
+            .against("rg --files", Figure::ms(10.0, 9.0))
+            .goal(Goal::RatioAtMost(1.1)),
+        Row::measured("audit", Figure::ms(850.0, 820.0))
+            .anchor_skipped("code2prompt", "not on PATH")
+            .goal(Goal::RatioAtMost(1.0)),
+        Row::measured("wall", Figure::ms(25.0, 23.0)),
+        Row::skipped("sloc", "tokei is not on PATH"),
+    ];
+    let failed = Section {
+        title: "Sandbox".to_owned(),
+        outcome: Some("failed: no".to_owned()),
+        ..Section::default()
+    };
+    let report = report(vec![section(rows), failed]);
+    assert_eq!(
+        report.verdicts(),
+        "Goals: **1 met, 1 missed** (list), 1 not judged (their anchor is missing); 2 skipped \
+         or failed (said where they stand)."
+    );
+    assert!(report.markdown().contains(&report.verdicts()));
+    let all_met = report_of_one_met();
+    assert_eq!(all_met.verdicts(), "Goals: **1 met, 0 missed**.");
+}
+
+fn report_of_one_met() -> Report {
+    report(vec![section(vec![
+        Row::measured("oy --version", Figure::ms(2.5, 2.1)).goal(Goal::Below(10.0)),
+    ])])
+}
+
+#[test]
+fn verbatim_blocks_follow_the_text_after_one_blank_line() {
+    let mut divan = section(Vec::new());
+    divan.verbatim.push("a table".to_owned());
+    divan.verbatim.push("another".to_owned());
+    let md = report(vec![divan]).markdown();
+    assert!(
+        md.contains("What is measured.\n\n```text\na table\n```\n\n```text\nanother\n```\n"),
+        "{md}"
+    );
+}
