@@ -383,7 +383,7 @@ impl Report {
             let _ = write!(text, " ({})", missed.join("; "));
         }
         if unjudged > 0 {
-            let _ = write!(text, ", {unjudged} not judged (their anchor is missing)");
+            let _ = write!(text, ", {unjudged} not judged for want of an anchor");
         }
         if skipped > 0 {
             let _ = write!(

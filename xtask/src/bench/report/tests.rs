@@ -222,7 +222,7 @@ fn verdicts_count_met_missed_unjudged_and_skipped() {
     let report = report(vec![section(rows), failed]);
     assert_eq!(
         report.verdicts(),
-        "Goals: **1 met, 1 missed** (list), 1 not judged (their anchor is missing); 2 skipped \
+        "Goals: **1 met, 1 missed** (list), 1 not judged for want of an anchor; 2 skipped \
          or failed (said where they stand)."
     );
     assert!(report.markdown().contains(&report.verdicts()));
