@@ -221,7 +221,7 @@ pub(crate) fn bench_tools(example: &Path, quick: bool) -> Result<Section> {
         // Evidence that both sides did the same work; where the counts
         // differ, oy's list also names directories and its patch reports
         // each file it changed.
-        section.note(format!("output lines, oy/anchor: {}", lines.join(", ")));
+        section.note(format!("output lines, oy/anchor: {}", lines.join("; ")));
     }
     drop(scratches);
     Ok(section)
