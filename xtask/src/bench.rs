@@ -116,7 +116,10 @@ fn parse(args: &[String], default_out: &Path) -> Result<Args> {
         ["agent"] => Request::Agent,
         ["audit"] => Request::Audit,
         ["sandbox"] => Request::Sandbox,
-        _ => bail!("unknown bench `{}`", words.join(" ")),
+        _ => bail!(
+            "unknown bench `{}` (see `cargo xtask help`)",
+            words.join(" ")
+        ),
     };
     Ok(Args { request, quick })
 }
