@@ -28,13 +28,20 @@ commands:
   codegen [--check]
            regenerate docs/tools.md from the tool registry (or, with
            --check, fail when it is stale)
-  bench [-- DIVAN_ARGS]
-           cargo bench -p oy-tools --bench search (search and list through
-           the registry on a generated ~30,000-file tree under the temp dir)
-           and --bench patch (a 3-hunk diff on a 5,000-line file, and hunks
-           of blank context on a file of 200,000 blank lines), then
-           `bench tools`, `bench agent`, `bench audit` and `bench sandbox`
-  bench tools [EXAMPLE]
+  bench [--quick] [--out PATH | --no-write] [-- DIVAN_ARGS]
+           every benchmark below in one run, then docs/benchmarks.md
+           (or PATH) with the machine it ran on (CPU, cores, memory,
+           kernel, the scratch dir's filesystem, load average at the start
+           and end, rustc, commit) and one table per section: oy's median
+           (min), the anchor's, the ratio, the goal and whether it was met.
+           Sections: the divan benches of oy-tools (`cargo bench -p
+           oy-tools --bench search` and `--bench patch`, DIVAN_ARGS passed
+           on), then tools, startup, agent, audit and sandbox. A missing
+           anchor or prerequisite is written as `skipped: REASON` and the
+           rest goes on; a section that fails is written as failed and the
+           run exits non-zero at the end. --quick: fewer rounds, for a
+           smoke run; --no-write: print only
+  bench tools [--quick] [EXAMPLE]
            only the tool primitives against the best single-purpose tools,
            whole process on the same generated tree: search against rg,
            list (all, and with a glob) against rg --files, sloc against
@@ -43,17 +50,21 @@ commands:
            median and min, and the ratio against each goal; an anchor that
            is not installed skips its rows; EXAMPLE times another build of
            oy-tools' search_tree example (say, a copy of the last one)
-  bench agent
+  bench startup [--quick]
+           only the release oy's start-up: `oy --version`, `oy tools`, and
+           `oy tool read` of 200 lines against `sed -n` on the same file
+           (median of 21 each, interleaved), against the 10 ms goal
+  bench agent [--quick]
            only the whole-process agent benchmark: `oy run` on a 10-step
            scripted task against oy-cli's mock_model example (wall, CPU,
            peak RSS, time to first request, bytes per request; median of 5
            runs) and `oy --version` (median of 20), against the goals
-  bench audit
+  bench audit [--quick]
            only the whole-process audit benchmark: `oy audit --dry-run`
            (collect, redact, index, plan) on a generated ~24,000-file
            repository under the temp dir (wall, CPU, peak RSS; median of 5
            runs), and code2prompt / repomix on the same tree when installed
-  bench sandbox
+  bench sandbox [--quick]
            only the process sandbox's cost: `oy tool bash` running `true`
            with --sandbox on and off (median of 31 each, interleaved), and
            the time it adds per command against the 5 ms goal
@@ -77,19 +88,7 @@ fn main() -> ExitCode {
         Some("lint") => lint(),
         Some("tidy") => tidy_only(),
         Some("codegen") => codegen::codegen(args.get(1).is_some_and(|arg| arg == "--check")),
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "agent") => bench::bench_agent(),
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "audit") => bench::bench_audit(),
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "sandbox") => bench::bench_sandbox(),
-        Some("bench") if args.get(1).is_some_and(|arg| arg == "tools") => {
-            bench::bench_tools(args.get(2).map(PathBuf::from))
-        }
-        Some("bench") => {
-            let rest = args.get(1..).unwrap_or_default();
-            bench::bench(rest.strip_prefix(&["--".to_owned()][..]).unwrap_or(rest))
-                .and_then(|()| bench::bench_agent())
-                .and_then(|()| bench::bench_audit())
-                .and_then(|()| bench::bench_sandbox())
-        }
+        Some("bench") => bench::bench(args.get(1..).unwrap_or_default()),
         Some("dist") => dist::dist(),
         Some("release") => release::release(args.get(1..).unwrap_or_default()),
         Some("fuzz") => fuzz::fuzz(args.get(1..).unwrap_or_default()),

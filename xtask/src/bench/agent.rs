@@ -20,16 +20,25 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use super::cargo;
+use super::report::{Figure, Goal, Row, Section, Unit};
 use super::support::{
-    GNU_TIME, Scratch, gnu_time_available, median, parse_times, peak_rss_kib, read,
+    GNU_TIME, Scratch, build_release_oy, figure, gnu_time_available, median, parse_times,
+    peak_rss_kib, read, runs_text,
 };
 use super::target_dir;
-use crate::{cargo, run};
+use crate::run;
 
-/// Timed agent runs (after one warm-up); each metric's median is reported.
+/// The section's title in the report.
+pub(crate) const TITLE: &str = "Agent loop";
+
+/// Timed agent runs (after one warm-up), and with `--quick`; each metric's
+/// median is reported.
 const RUNS: usize = 5;
-/// Timed `oy --version` runs (after one warm-up).
+const QUICK_RUNS: usize = 2;
+/// Timed `oy --version` runs (after one warm-up), and with `--quick`.
 const VERSION_RUNS: usize = 20;
+const QUICK_VERSION_RUNS: usize = 5;
 /// Model requests in the mock's script.
 const STEPS: usize = 10;
 /// GNU time, for the peak RSS of a child without unsafe code.
@@ -86,9 +95,18 @@ struct Sample {
     tool_errors: usize,
 }
 
-/// Builds the release binaries, runs the agent benchmark and `oy --version`,
+/// Builds the release binaries, runs the agent benchmark (and `oy
+/// --version` when `with_version`: the whole run times it with start-up),
 /// and prints the results against the goals.
-pub(crate) fn bench_agent() -> Result<()> {
+pub(crate) fn bench_agent(quick: bool, with_version: bool) -> Result<Section> {
+    let (runs, version_runs) = if quick {
+        (QUICK_RUNS, QUICK_VERSION_RUNS)
+    } else {
+        (RUNS, VERSION_RUNS)
+    };
+    let oy = build_release_oy()?;
+    // Apart: an example turns on oy-cli's dev-dependencies' features, so an
+    // `oy` built beside it would not be the one `cargo xtask dist` ships.
     let mut build = cargo();
     build.args([
         "build",
@@ -96,45 +114,57 @@ pub(crate) fn bench_agent() -> Result<()> {
         "--quiet",
         "-p",
         "oy-cli",
-        "--bin",
-        "oy",
         "--example",
         "mock_model",
     ]);
     run(
-        "cargo build --release -p oy-cli --bin oy --example mock_model",
+        "cargo build --release -p oy-cli --example mock_model",
         build,
     )?;
     let release = target_dir()?.join("release");
-    let oy = release.join("oy");
     let mock = release.join("examples/mock_model");
 
     let gnu_time = gnu_time_available();
 
     let scratch = Scratch::new("agent")?;
     eprintln!(
-        "xtask: agent loop: {STEPS}-step scripted task, 1 warm-up + {RUNS} runs in {}",
+        "xtask: agent loop: {STEPS}-step scripted task, 1 warm-up + {runs} runs in {}",
         scratch.0.display()
     );
-    let mut samples = Vec::with_capacity(RUNS);
-    for round in 0..=RUNS {
+    let mut samples = Vec::with_capacity(runs);
+    for round in 0..=runs {
         let sample = agent_run(&oy, &mock, &scratch.0, gnu_time)
             .with_context(|| format!("agent run {round}"))?;
         if round > 0 {
             samples.push(sample);
         }
     }
+    let timed = runs_text(runs);
+    let mut section = Section::start(
+        TITLE,
+        format!(
+            "`oy run` doing a scripted {STEPS}-step task (nine tool calls, then an answer) \
+             against oy-cli's `mock_model` example, which streams Chat Completions with no \
+             latency, so what is measured is oy itself; 1 warm-up and {timed}, medians. \
+             Wall and CPU from bash's `time`, peak RSS from GNU time, the first request's \
+             arrival from the mock. There is no anchor: the goals are issue 6's."
+        ),
+    );
+    let version = if with_version {
+        Some((time_version(&oy, version_runs)?, version_runs))
+    } else {
+        None
+    };
+    report(&mut section, &samples, version);
     let tool_errors: usize = samples.iter().map(|sample| sample.tool_errors).sum();
     if tool_errors > 0 {
-        eprintln!(
-            "xtask: warning: {tool_errors} scripted tool call(s) failed, so less work was \
-             measured than intended (hint: keep mock_model's script and FILES in \
-             xtask/src/bench/agent.rs in step)"
-        );
+        section.note(format!(
+            "warning: {tool_errors} scripted tool call(s) failed, so less work was measured \
+             than intended (keep mock_model's script and the files in xtask's agent bench in \
+             step)"
+        ));
     }
-    let version = time_version(&oy)?;
-    report(&samples, version);
-    Ok(())
+    Ok(section)
 }
 
 /// One `oy run` against a fresh mock, workspace, home and XDG directories.
@@ -275,10 +305,10 @@ fn read_number(path: &Path) -> Result<f64> {
         .with_context(|| format!("{}: not a number: {text:?}", path.display()))
 }
 
-/// One warm-up, then the median wall time of [`VERSION_RUNS`] `oy --version`.
-fn time_version(oy: &Path) -> Result<Duration> {
-    let mut times = Vec::with_capacity(VERSION_RUNS);
-    for round in 0..=VERSION_RUNS {
+/// One warm-up, then the wall milliseconds of `runs` `oy --version`.
+fn time_version(oy: &Path, runs: usize) -> Result<Vec<f64>> {
+    let mut times = Vec::with_capacity(runs);
+    for round in 0..=runs {
         let started = Instant::now();
         let out = Command::new(oy)
             .arg("--version")
@@ -290,24 +320,28 @@ fn time_version(oy: &Path) -> Result<Duration> {
             bail!("oy --version failed ({})", out.status);
         }
         if round > 0 {
-            times.push(elapsed);
+            times.push(millis(elapsed));
         }
     }
-    times.sort();
-    Ok(times[times.len() / 2])
+    Ok(times)
 }
 
-fn report(samples: &[Sample], version: Duration) {
+fn report(section: &mut Section, samples: &[Sample], version: Option<(Vec<f64>, usize)>) {
     let median_of = |values: Vec<f64>| median(values).unwrap_or(f64::NAN);
-    let wall = median_of(samples.iter().map(|s| millis(s.wall)).collect());
-    let cpu = median(samples.iter().map(|s| s.cpu_s).collect());
+    let wall = figure(&samples.iter().map(|s| millis(s.wall)).collect::<Vec<_>>());
+    let cpu = median_of(samples.iter().map(|s| s.cpu_s).collect());
     let rss = median(
         samples
             .iter()
             .filter_map(|s| s.peak_rss_kib.map(|kib| kib as f64 / 1024.0))
             .collect(),
     );
-    let first = median_of(samples.iter().map(|s| s.first_request_ms).collect());
+    let first = figure(
+        &samples
+            .iter()
+            .map(|s| s.first_request_ms)
+            .collect::<Vec<_>>(),
+    );
     let exit = median_of(samples.iter().map(|s| s.exit_ms).collect());
     let by_step = |value: &dyn Fn(&Sample, usize) -> f64, steps: usize| -> Vec<f64> {
         (0..steps)
@@ -317,60 +351,52 @@ fn report(samples: &[Sample], version: Duration) {
     let bytes = by_step(&|s, step| s.body_bytes[step] as f64, STEPS);
     let between = by_step(&|s, step| s.between_ms[step], STEPS - 1);
 
-    println!("agent loop: `oy run`, {STEPS}-step scripted task, mock model, median of {RUNS} runs");
-    println!("  {:<34} {:>10}", "wall", format!("{wall:.1} ms"));
-    print_goal(
-        "CPU, user+sys (oy and its commands)",
-        cpu.map(|cpu| (format!("{cpu:.3} s"), cpu)),
-        format!("< {GOAL_CPU_S} s"),
-        GOAL_CPU_S,
+    section.push(Row::measured(
+        format!("`oy run`, {STEPS} steps: wall"),
+        wall,
+    ));
+    section.push(
+        Row::measured(
+            "CPU, user+sys (oy and its commands)",
+            Figure::median(cpu, Unit::Seconds),
+        )
+        .goal(Goal::Below(GOAL_CPU_S)),
     );
-    print_goal(
-        "peak RSS",
-        rss.map(|rss| (format!("{rss:.1} MiB"), rss)),
-        format!("< {GOAL_RSS_MIB} MiB"),
-        GOAL_RSS_MIB,
+    section.push(match rss {
+        Some(rss) => Row::measured("peak RSS", Figure::median(rss, Unit::MiB))
+            .goal(Goal::Below(GOAL_RSS_MIB)),
+        None => Row::skipped(
+            "peak RSS",
+            format!("{GNU_TIME} (GNU time) is missing (hint: apt-get install time)"),
+        ),
+    });
+    section.push(
+        Row::measured("first request after spawn", first).goal(Goal::Below(GOAL_FIRST_REQUEST_MS)),
     );
-    print_goal(
-        "first request after spawn",
-        Some((format!("{first:.1} ms"), first)),
-        format!("< {GOAL_FIRST_REQUEST_MS} ms"),
-        GOAL_FIRST_REQUEST_MS,
-    );
-    let version_ms = millis(version);
-    print_goal(
-        &format!("oy --version (median of {VERSION_RUNS})"),
-        Some((format!("{version_ms:.1} ms"), version_ms)),
-        format!("< {GOAL_VERSION_MS} ms"),
-        GOAL_VERSION_MS,
-    );
+    if let Some((version, runs)) = version {
+        section.push(
+            Row::measured(format!("`oy --version` ({runs} runs)"), figure(&version))
+                .goal(Goal::Below(GOAL_VERSION_MS)),
+        );
+    }
     let total: f64 = bytes.iter().sum();
-    println!(
-        "  {:<34} {:>10}   first {:.0}, last {:.0}, total {:.0}",
+    section.push(Row::measured(
         "bytes sent per request, mean",
-        format!("{:.0} B", total / STEPS as f64),
-        bytes[0],
-        bytes[STEPS - 1],
-        total,
-    );
-    println!("    by step: {}", joined(&bytes, 0));
-    println!(
-        "  oy between an answer and its next request, by step (ms): {}",
+        Figure::median(total / STEPS as f64, Unit::Bytes),
+    ));
+    section.note(format!(
+        "request bytes by step: {} (total {total:.0})",
+        joined(&bytes, 0)
+    ));
+    section.note(format!(
+        "oy between an answer and its next request, by step (ms): {}",
         joined(&between, 1)
-    );
-    println!(
-        "  spawn to first request {first:.1} ms, in between {:.1} ms, last answer to exit {exit:.1} ms",
+    ));
+    section.note(format!(
+        "spawn to first request {} ms, in between {:.1} ms, last answer to exit {exit:.1} ms",
+        super::report::ms_text(first.median),
         between.iter().sum::<f64>()
-    );
-}
-
-fn print_goal(name: &str, measured: Option<(String, f64)>, goal: String, limit: f64) {
-    let (shown, verdict) = match measured {
-        Some((shown, value)) if value < limit => (shown, "PASS"),
-        Some((shown, _)) => (shown, "over"),
-        None => ("n/a".to_owned(), "not measured"),
-    };
-    println!("  {name:<34} {shown:>10}   goal {goal:<10} {verdict}");
+    ));
 }
 
 fn joined(values: &[f64], decimals: usize) -> String {

@@ -18,219 +18,191 @@
 //! files, images, lockfiles, dot-files, planted `.env` files and keys, a
 //! `vendor/` directory, and `.gitignore`d `node_modules/`, `target/` and
 //! `dist/`. Wall and user+sys CPU come from bash's `time` and peak RSS from
-//! GNU time, medians of [`RUNS`] runs after a warm-up (so the page cache is
+//! GNU time (`measure.rs`), medians of [`RUNS`] runs after a warm-up (so the page cache is
 //! warm: what is measured is the tool, not the disk). The goal of issue 7,
 //! oy at least as fast as code2prompt, is reported, never enforced.
-#![expect(
-    clippy::disallowed_methods,
-    reason = "xtask builds its own scratch tree in the temp dir, not a workspace of oy's"
-)]
-
+mod measure;
 mod secrets;
 mod tree;
 
 use std::ffi::OsStr;
+use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 
-use super::support::{
-    GNU_TIME, Scratch, build_release_oy, gnu_time_available, median, parse_times, peak_rss_kib,
-    read,
-};
+use super::report::{Goal, Row, Section};
+use super::support::{GNU_TIME, Scratch, build_release_oy, gnu_time_available, runs_text};
 
+use measure::{Bench, Summary};
 use secrets::ensure_secret_tree;
 use tree::ensure_tree;
+
+/// The section's title in the report.
+pub(crate) const TITLE: &str = "Audit collection";
 
 /// The goal of issue 15: with the broader redaction rules, collection at
 /// most this many times as slow as the baseline's.
 const REDACTION_GOAL_RATIO: f64 = 1.2;
+/// The goal of issue 7: oy at least as fast as code2prompt.
+const CODE2PROMPT_GOAL_RATIO: f64 = 1.0;
 
-/// Timed runs per tool (after one warm-up); each metric's median is reported.
+/// Timed runs per tool (after one warm-up), and with `--quick`; each
+/// metric's median is reported.
 const RUNS: usize = 5;
-/// GNU time, for the peak RSS of a child without unsafe code.
+const QUICK_RUNS: usize = 1;
 /// The tree holds ~100 MB of reviewable text, ~250 chunks for gpt-4.1
 /// (chunks are capped at 120k tokens whatever the window); the default cap
 /// of 64 chunks would stop the plan, and the cap is not what this benchmark
 /// is about.
 const MAX_CHUNKS: &str = "100000";
-
-/// bash: `TIMED TIMES OUT ERR COMMAND…` runs COMMAND with its output in OUT
-/// and ERR and writes its wall, user and system seconds to TIMES (bash's
-/// `time` is exact to the millisecond; GNU time rounds CPU to 10 ms).
-const TIMED: &str = r#"times=$1 out=$2 err=$3; shift 3
-TIMEFORMAT='%3R %3U %3S'
-{ time "$@" >"$out" 2>"$err"; } 2>"$times""#;
-
-/// What one run cost.
-struct Sample {
-    wall_s: f64,
-    /// User + system seconds, all threads and children.
-    cpu_s: f64,
-    peak_rss_kib: Option<u64>,
-}
-
-/// The medians of a tool's runs.
-struct Summary {
-    wall_s: f64,
-    cpu_s: f64,
-    peak_rss_mib: Option<f64>,
-}
+/// oy's arguments, on both trees.
+const OY_ARGS: [&str; 6] = [
+    "audit",
+    "--dry-run",
+    "--model",
+    "gpt-4.1",
+    "--max-chunks",
+    MAX_CHUNKS,
+];
 
 /// Builds the release `oy`, makes (or reuses) the tree, times `oy audit
-/// --dry-run` and the installed competitors on it, and prints the figures.
-pub(crate) fn bench_audit() -> Result<()> {
+/// --dry-run` and the installed competitors on it, and reports the figures.
+pub(crate) fn bench_audit(quick: bool) -> Result<Section> {
+    let runs = if quick { QUICK_RUNS } else { RUNS };
     let oy = build_release_oy()?;
-
     let gnu_time = gnu_time_available();
-
     let (root, tree_files, tree_bytes) = ensure_tree()?;
     let scratch = Scratch::new("audit")?;
-    eprintln!(
-        "xtask: audit dry-run on {} ({tree_files} files, {:.1} MB), 1 warm-up + {RUNS} runs",
-        root.display(),
-        tree_bytes as f64 / 1e6
-    );
-    let oy_args = [
-        "audit",
-        "--dry-run",
-        "--model",
-        "gpt-4.1",
-        "--max-chunks",
-        MAX_CHUNKS,
-    ];
-    let (oy_summary, plan) = match measure(&scratch.0, gnu_time, oy.as_os_str(), &oy_args, &root) {
-        Ok(measured) => measured,
-        Err(error) => bail!("oy audit --dry-run failed: {error}"),
+    let bench = Bench {
+        scratch: &scratch.0,
+        gnu_time,
+        runs,
     };
+    let megabytes = tree_bytes as f64 / 1e6;
+    eprintln!(
+        "xtask: audit dry-run on {} ({tree_files} files, {megabytes:.1} MB), 1 warm-up + {runs} runs",
+        root.display(),
+    );
+    let timed = runs_text(runs);
+    let mut section = Section::start(
+        TITLE,
+        format!(
+            "`oy audit --dry-run --model gpt-4.1` (collect, redact, index and plan; nothing is \
+             sent) on a generated monorepo of {tree_files} files ({megabytes:.1} MB), against \
+             code2prompt and repomix packing the same tree into a prompt written to /dev/null; \
+             then the redactor alone on a tree in which one line in eight is a credential. \
+             1 warm-up and {timed} per tool, one tool after the other, warm cache, clean \
+             environment."
+        ),
+    );
+    let (ours, plan) = bench
+        .measure(oy.as_os_str(), &OY_ARGS, &root)
+        .context("oy audit --dry-run failed")?;
+    let what = |metric: &str| format!("collect {tree_files} files: {metric}");
+    let code2prompt = competitor(&bench, "code2prompt", "cargo install code2prompt", &root);
+    let repomix = competitor(&bench, "repomix", "npm install -g repomix", &root);
 
-    println!(
-        "audit dry-run: `oy audit --dry-run --model gpt-4.1` on a generated repository of \
-         {tree_files} files ({:.1} MB), median of {RUNS} runs, warm cache",
-        tree_bytes as f64 / 1e6
+    let wall = Row::measured(what("wall"), ours.wall);
+    section.push(
+        match &code2prompt {
+            Ok(theirs) => wall.against("code2prompt", theirs.wall),
+            Err(reason) => wall.anchor_skipped("code2prompt", reason.as_str()),
+        }
+        .goal(Goal::RatioAtMost(CODE2PROMPT_GOAL_RATIO)),
     );
-    print_plan(&plan);
-    println!(
-        "  {:<12} {:>11} {:>15} {:>11}",
-        "tool", "wall", "CPU user+sys", "peak RSS"
-    );
-    print_row("oy", &oy_summary);
+    let cpu = Row::measured(what("CPU user+sys"), ours.cpu());
+    section.push(match &code2prompt {
+        Ok(theirs) => cpu.against("code2prompt", theirs.cpu()),
+        Err(_) => cpu,
+    });
+    section.push(match (ours.rss(), &code2prompt) {
+        (Some(mine), Ok(theirs)) => match theirs.rss() {
+            Some(other) => Row::measured(what("peak RSS"), mine).against("code2prompt", other),
+            None => Row::measured(what("peak RSS"), mine),
+        },
+        (Some(mine), Err(_)) => Row::measured(what("peak RSS"), mine),
+        (None, _) => Row::skipped(
+            what("peak RSS"),
+            format!("{GNU_TIME} (GNU time) is missing (hint: apt-get install time)"),
+        ),
+    });
+    let wall = Row::measured(what("wall"), ours.wall);
+    section.push(match &repomix {
+        Ok(theirs) => wall.against("repomix", theirs.wall),
+        Err(reason) => wall.anchor_skipped("repomix", reason.as_str()),
+    });
+
     // An earlier build to compare with, when one is named.
     let baseline = std::env::var_os("OY_BENCH_BASELINE").map(PathBuf::from);
     if let Some(baseline) = &baseline {
-        let (summary, _) = measure(&scratch.0, gnu_time, baseline.as_os_str(), &oy_args, &root)
+        let (theirs, _) = bench
+            .measure(baseline.as_os_str(), &OY_ARGS, &root)
             .context("the baseline oy audit --dry-run failed")?;
-        print_row("oy baseline", &summary);
-        print_ratio("collection", oy_summary.wall_s, summary.wall_s);
+        section.push(
+            Row::measured(what("wall"), ours.wall)
+                .against("oy baseline", theirs.wall)
+                .goal(Goal::RatioAtMost(REDACTION_GOAL_RATIO)),
+        );
     }
-
-    let mut code2prompt_wall = None;
-    for (tool, hint) in [
-        ("code2prompt", "cargo install code2prompt"),
-        ("repomix", "npm install -g repomix"),
-    ] {
-        let Some(help) = help_text(tool) else {
-            println!("  {tool:<12} not installed (hint: {hint})");
-            continue;
-        };
-        let args = competitor_args(tool, &help, &root);
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        match measure(&scratch.0, gnu_time, OsStr::new(tool), &args, &root) {
-            Ok((summary, _)) => {
-                print_row(tool, &summary);
-                if tool == "code2prompt" {
-                    code2prompt_wall = Some(summary.wall_s);
-                }
-            }
-            // Someone else's tool failing is a note, not a failed benchmark.
-            Err(error) => println!("  {tool:<12} failed: {error}"),
-        }
+    bench_redaction(&mut section, &bench, &oy, baseline.as_deref())?;
+    for line in plan_lines(&plan) {
+        section.note(line);
     }
-    match code2prompt_wall {
-        Some(theirs) => {
-            let verdict = if oy_summary.wall_s <= theirs {
-                "PASS"
-            } else {
-                "over"
-            };
-            println!(
-                "  goal: oy at least as fast as code2prompt (wall): ratio {:.2}  {verdict}",
-                oy_summary.wall_s / theirs.max(1e-9)
-            );
-        }
-        None => println!("  goal: oy at least as fast as code2prompt (wall): not measured"),
-    }
-    bench_redaction(&scratch.0, gnu_time, &oy, baseline.as_deref())
+    Ok(section)
 }
 
-/// `oy audit --dry-run` over the secret-dense tree, in MB/s, and the
+/// A competitor's figures on the tree, or why there are none: not
+/// installed, or it failed (someone else's tool failing is a note, not a
+/// failed benchmark).
+fn competitor(
+    bench: &Bench<'_>,
+    tool: &str,
+    hint: &str,
+    root: &Path,
+) -> std::result::Result<Summary, String> {
+    let help = help_text(tool).ok_or_else(|| format!("{tool} is not on PATH (hint: {hint})"))?;
+    let args = competitor_args(tool, &help, root);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    bench
+        .measure(OsStr::new(tool), &args, root)
+        .map(|(summary, _)| summary)
+        .map_err(|error| format!("{tool} failed: {error:#}"))
+}
+
+/// `oy audit --dry-run` over the secret-dense tree, with its MB/s, and the
 /// baseline's when one is named.
 fn bench_redaction(
-    scratch: &Path,
-    gnu_time: bool,
+    section: &mut Section,
+    bench: &Bench<'_>,
     oy: &Path,
     baseline: Option<&Path>,
 ) -> Result<()> {
     let (root, files, bytes) = ensure_secret_tree()?;
     let megabytes = bytes as f64 / 1e6;
-    let args = [
-        "audit",
-        "--dry-run",
-        "--model",
-        "gpt-4.1",
-        "--max-chunks",
-        MAX_CHUNKS,
-    ];
-    let (summary, plan) = measure(scratch, gnu_time, oy.as_os_str(), &args, &root)
+    let (ours, plan) = bench
+        .measure(oy.as_os_str(), &OY_ARGS, &root)
         .context("oy audit --dry-run on the secret-dense tree failed")?;
-    println!(
-        "redaction: `oy audit --dry-run` on {files} files ({megabytes:.1} MB), one line in \
-         eight a credential, median of {RUNS} runs, warm cache"
-    );
-    if let Some(first) = plan.lines().next() {
-        println!("  oy {first}");
-    }
-    println!(
-        "  {:<12} {:>11} {:>15} {:>11} {:>10}",
-        "tool", "wall", "CPU user+sys", "peak RSS", "MB/s"
-    );
-    print_throughput("oy", &summary, megabytes);
+    let what = format!("redact {files} files ({megabytes:.1} MB, 1 line in 8 a credential)");
+    let mut row = Row::measured(what, ours.wall);
+    let throughput = |summary: &Summary| megabytes / (summary.wall.median / 1000.0).max(1e-9);
+    let mut note = format!("redaction: oy {:.1} MB/s", throughput(&ours));
     if let Some(baseline) = baseline {
-        let (theirs, plan) = measure(scratch, gnu_time, baseline.as_os_str(), &args, &root)
+        let (theirs, _) = bench
+            .measure(baseline.as_os_str(), &OY_ARGS, &root)
             .context("the baseline oy audit --dry-run on the secret-dense tree failed")?;
-        print_throughput("oy baseline", &theirs, megabytes);
-        if let Some(first) = plan.lines().next() {
-            println!("  baseline {first}");
-        }
-        print_ratio("redaction", summary.wall_s, theirs.wall_s);
+        let _ = write!(note, ", the baseline {:.1} MB/s", throughput(&theirs));
+        row = row
+            .against("oy baseline", theirs.wall)
+            .goal(Goal::RatioAtMost(REDACTION_GOAL_RATIO));
     }
+    if let Some(first) = plan.lines().next() {
+        let _ = write!(note, " ({first})");
+    }
+    section.push(row);
+    section.note(note);
     Ok(())
-}
-
-fn print_throughput(tool: &str, summary: &Summary, megabytes: f64) {
-    let rss = summary
-        .peak_rss_mib
-        .map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB"));
-    println!(
-        "  {tool:<12} {:>11} {:>15} {rss:>11} {:>10}",
-        format!("{:.1} ms", summary.wall_s * 1000.0),
-        format!("{:.3} s", summary.cpu_s),
-        format!("{:.1}", megabytes / summary.wall_s.max(1e-9)),
-    );
-}
-
-/// `oy`'s wall time against the baseline's, and the goal's verdict.
-fn print_ratio(what: &str, ours: f64, theirs: f64) {
-    let ratio = ours / theirs.max(1e-9);
-    let verdict = if ratio <= REDACTION_GOAL_RATIO {
-        "PASS"
-    } else {
-        "over"
-    };
-    println!(
-        "  goal: {what} at most {REDACTION_GOAL_RATIO}× the baseline's (wall): ratio {ratio:.2}  {verdict}"
-    );
 }
 
 /// `--help` of an installed tool, or `None` when it is not on PATH.
@@ -265,107 +237,13 @@ fn competitor_args(tool: &str, help: &str, root: &Path) -> Vec<String> {
     args
 }
 
-/// One warm-up and [`RUNS`] timed runs of `program args…` in `cwd` with a
-/// clean environment; the medians and the last run's stdout. A failed run
-/// is an error carrying its stderr.
-fn measure(
-    scratch: &Path,
-    gnu_time: bool,
-    program: &OsStr,
-    args: &[&str],
-    cwd: &Path,
-) -> Result<(Summary, String)> {
-    let mut samples = Vec::with_capacity(RUNS);
-    let mut stdout = String::new();
-    for round in 0..=RUNS {
-        let (sample, out) =
-            timed(scratch, gnu_time, program, args, cwd).with_context(|| format!("run {round}"))?;
-        if round > 0 {
-            samples.push(sample);
-        }
-        stdout = out;
-    }
-    let summary = Summary {
-        wall_s: median(samples.iter().map(|s| s.wall_s).collect()).unwrap_or(f64::NAN),
-        cpu_s: median(samples.iter().map(|s| s.cpu_s).collect()).unwrap_or(f64::NAN),
-        peak_rss_mib: median(
-            samples
-                .iter()
-                .filter_map(|s| s.peak_rss_kib.map(|kib| kib as f64 / 1024.0))
-                .collect(),
-        ),
-    };
-    Ok((summary, stdout))
-}
-
-fn timed(
-    scratch: &Path,
-    gnu_time: bool,
-    program: &OsStr,
-    args: &[&str],
-    cwd: &Path,
-) -> Result<(Sample, String)> {
-    let home = scratch.join("home");
-    // A fresh home each run: no config, cache or session state carries over.
-    let _ = std::fs::remove_dir_all(&home);
-    std::fs::create_dir_all(&home).with_context(|| format!("creating {}", home.display()))?;
-    let times_path = scratch.join("times.txt");
-    let rss_path = scratch.join("rss.txt");
-    let stdout_path = scratch.join("stdout.txt");
-    let stderr_path = scratch.join("stderr.txt");
-    // GNU time outside bash gives the peak RSS of the whole tree, which is
-    // the tool's (bash is smaller).
-    let mut cmd = if gnu_time {
-        let mut cmd = Command::new(GNU_TIME);
-        cmd.args(["-f", "%M", "-o"]).arg(&rss_path).arg("bash");
-        cmd
-    } else {
-        Command::new("bash")
-    };
-    cmd.args(["-c", TIMED, "bash"])
-        .args([&times_path, &stdout_path, &stderr_path])
-        .arg(program)
-        .args(args)
-        .current_dir(cwd)
-        // A clean environment: no real keys, proxies or user config leak in.
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .env("HOME", &home)
-        .env("XDG_CONFIG_HOME", home.join(".config"))
-        .env("XDG_DATA_HOME", home.join(".local/share"))
-        .env("XDG_STATE_HOME", home.join(".local/state"))
-        .env("XDG_CACHE_HOME", home.join(".cache"))
-        .env("OY_NON_INTERACTIVE", "1")
-        .env("NO_COLOR", "1")
-        .stdin(Stdio::null());
-    let status = cmd
-        .status()
-        .with_context(|| format!("could not run {cmd:?}"))?;
-    if !status.success() {
-        let stderr = read(&stderr_path).unwrap_or_default();
-        bail!(
-            "{} exited with {status}:\n{}",
-            Path::new(program).display(),
-            stderr.trim_end()
-        );
-    }
-    let times = read(&times_path)?;
-    let (wall_s, user_s, sys_s) = parse_times(&times)?;
-    let peak_rss_kib = peak_rss_kib(&rss_path, gnu_time)?;
-    let sample = Sample {
-        wall_s,
-        cpu_s: user_s + sys_s,
-        peak_rss_kib,
-    };
-    Ok((sample, read(&stdout_path)?))
-}
-
 /// The dry-run's own account: its first line (files, bytes, redactions),
 /// the skip counts by reason, and the chunk line.
-fn print_plan(plan: &str) {
+fn plan_lines(plan: &str) -> Vec<String> {
+    let mut out = Vec::new();
     let mut lines = plan.lines();
     if let Some(first) = lines.next() {
-        println!("  oy {first}");
+        out.push(format!("collection: oy {first}"));
     }
     let mut skipped = None;
     let mut reasons = Vec::new();
@@ -384,20 +262,10 @@ fn print_plan(plan: &str) {
         }
     }
     if let Some(skipped) = skipped {
-        println!("  oy skipped {skipped}: {}", reasons.join(", "));
+        out.push(format!("oy skipped {skipped}: {}", reasons.join(", ")));
     }
     if let Some(chunks) = chunks {
-        println!("  oy plan: {chunks}");
+        out.push(format!("oy plan: {}", chunks.trim()));
     }
-}
-
-fn print_row(tool: &str, summary: &Summary) {
-    let rss = summary
-        .peak_rss_mib
-        .map_or_else(|| "n/a".to_owned(), |mib| format!("{mib:.1} MiB"));
-    println!(
-        "  {tool:<12} {:>11} {:>15} {rss:>11}",
-        format!("{:.1} ms", summary.wall_s * 1000.0),
-        format!("{:.3} s", summary.cpu_s),
-    );
+    out
 }

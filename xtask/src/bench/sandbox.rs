@@ -11,14 +11,20 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail};
 
-use super::support::{Scratch, build_release_oy, median};
+use super::report::{Goal, Row, Section};
+use super::support::{Scratch, build_release_oy, figure, runs_text};
 
-/// Timed runs per setting (after one warm-up each).
+/// The section's title in the report.
+pub(crate) const TITLE: &str = "Process sandbox";
+
+/// Timed runs per setting (after one warm-up each), and with `--quick`.
 const RUNS: usize = 31;
+const QUICK_RUNS: usize = 7;
 /// The issue's goal for the added time per command.
 const GOAL_MS: f64 = 5.0;
 
-pub(crate) fn bench_sandbox() -> Result<()> {
+pub(crate) fn bench_sandbox(quick: bool) -> Result<Section> {
+    let runs = if quick { QUICK_RUNS } else { RUNS };
     let oy = build_release_oy()?;
     let scratch = Scratch::new("sandbox")?;
     let level = Command::new(&oy)
@@ -32,29 +38,48 @@ pub(crate) fn bench_sandbox() -> Result<()> {
         .next()
         .unwrap_or("sandbox: unknown")
         .to_owned();
-    eprintln!(
-        "xtask: sandbox cost: `oy tool bash {{\"command\":\"true\"}}`, 1 warm-up + {RUNS} runs per setting ({level})"
+    let timed = runs_text(runs);
+    let mut section = Section::start(
+        TITLE,
+        format!(
+            "What the kernel sandbox adds to one command: `oy tool bash {{\"command\":\"true\"}}` \
+             with `--sandbox on` against `--sandbox off` (same binary, workspace and \
+             environment), 1 warm-up and {timed} each, interleaved. The difference is the \
+             launcher's re-executions, the mount namespace, Landlock and seccomp."
+        ),
     );
-    let mut on = Vec::with_capacity(RUNS);
-    let mut off = Vec::with_capacity(RUNS);
-    for round in 0..=RUNS {
-        let with = time_call(&oy, &scratch.0, "on")?;
-        let without = time_call(&oy, &scratch.0, "off")?;
+    section.note(format!("`oy sandbox` here: {level}"));
+    // A kernel without the sandbox's features refuses `on`: say so and go on.
+    if let Err(error) = time_call(&oy, &scratch.0, "on") {
+        let reason = format!("the sandbox does not start here ({level}): {error:#}");
+        section.push(Row::skipped("`bash -c true`, sandbox on", reason));
+        return Ok(section);
+    }
+    let mut on = Vec::with_capacity(runs);
+    let mut off = Vec::with_capacity(runs);
+    for round in 0..=runs {
+        // Alternate which goes first, so neither always runs warm.
+        let (with, without) = if round % 2 == 0 {
+            let with = time_call(&oy, &scratch.0, "on")?;
+            (with, time_call(&oy, &scratch.0, "off")?)
+        } else {
+            let without = time_call(&oy, &scratch.0, "off")?;
+            (time_call(&oy, &scratch.0, "on")?, without)
+        };
         if round > 0 {
             on.push(with);
             off.push(without);
         }
     }
-    let (Some(on), Some(off)) = (median(on), median(off)) else {
+    if on.is_empty() {
         bail!("no samples");
-    };
-    let added = on - off;
-    let verdict = if added <= GOAL_MS { "within" } else { "over" };
-    println!(
-        "sandbox: on {on:.2} ms, off {off:.2} ms per call (whole process, median of {RUNS}); \
-         added {added:.2} ms ({verdict} the {GOAL_MS} ms goal)"
+    }
+    section.push(
+        Row::measured("`oy tool bash` running `true`, sandbox on", figure(&on))
+            .against("sandbox off", figure(&off))
+            .goal(Goal::AddedMsAtMost(GOAL_MS)),
     );
-    Ok(())
+    Ok(section)
 }
 
 /// Wall time of one whole `oy tool bash` call, in milliseconds.

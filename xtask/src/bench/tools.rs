@@ -15,15 +15,20 @@
 )]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use super::support::Scratch;
+use super::machine::filesystem_of;
+use super::report::{Goal, Row, Section};
+use super::support::{Scratch, figure, installed, interleaved, runs_text};
 
-/// Timed runs per side (after one warm-up each).
+/// The section's title in the report.
+pub(crate) const TITLE: &str = "Tool primitives against single-purpose tools";
+
+/// Timed runs per side (after one warm-up each), and with `--quick`.
 const RUNS: usize = 9;
+const QUICK_RUNS: usize = 3;
 /// Where a tmpfs usually is on Linux.
 const TMPFS: &str = "/dev/shm";
 
@@ -37,7 +42,7 @@ struct Tree {
 
 /// One compared row.
 struct Case {
-    name: &'static str,
+    name: String,
     goal: f64,
     oy: Command,
     anchor_name: &'static str,
@@ -47,20 +52,25 @@ struct Case {
 }
 
 /// Times `example` (oy-tools' `search_tree`) against the anchors.
-pub(crate) fn bench_tools(example: &Path) -> Result<()> {
+pub(crate) fn bench_tools(example: &Path, quick: bool) -> Result<Section> {
+    let runs = if quick { QUICK_RUNS } else { RUNS };
     // The commands run in other directories.
     let example = &std::fs::canonicalize(example)
         .with_context(|| format!("cannot find {}", example.display()))?;
     let tree = describe(example)?;
+    let timed = runs_text(runs);
+    let mut section = Section::start(
+        TITLE,
+        format!(
+            "oy-tools' `search_tree` example (the real tools through the registry, as a model \
+             calls them, in a process of their own) against the best single-purpose tool for \
+             each job, on the same generated tree of ~30,000 files: 1 warm-up and {timed} \
+             per side, interleaved. The patch applies a 199-file diff to a fresh copy each run \
+             (the copy is not timed)."
+        ),
+    );
+    let mut skipped = Vec::new();
     let mut cases = Vec::new();
-    let has = |program: &str, arg: &str| {
-        Command::new(program)
-            .arg(arg)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|status| status.success())
-    };
     let oy = |args: &[&str]| {
         let mut cmd = Command::new(example);
         cmd.args(args).current_dir(&tree.root);
@@ -71,9 +81,9 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
         cmd.args(args).current_dir(dir);
         cmd
     };
-    if has("rg", "--version") {
+    if installed("rg", "--version") {
         cases.push(Case {
-            name: "search literal",
+            name: "search literal".to_owned(),
             goal: 1.2,
             oy: oy(&[".", &tree.literal, "--literal"]),
             anchor_name: "rg",
@@ -85,7 +95,7 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             reset: None,
         });
         cases.push(Case {
-            name: "search regex",
+            name: "search regex".to_owned(),
             goal: 1.2,
             oy: oy(&[".", &tree.regex]),
             anchor_name: "rg",
@@ -97,7 +107,7 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             reset: None,
         });
         cases.push(Case {
-            name: "list all files",
+            name: "list all files".to_owned(),
             goal: 1.1,
             oy: oy(&[".", "--files"]),
             anchor_name: "rg --files",
@@ -105,7 +115,7 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             reset: None,
         });
         cases.push(Case {
-            name: "list with a glob",
+            name: "list with a glob".to_owned(),
             goal: 1.1,
             oy: oy(&[".", "--glob", "*.rs"]),
             anchor_name: "rg --files -g",
@@ -113,11 +123,19 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             reset: None,
         });
     } else {
-        eprintln!("xtask: rg is not on PATH: skipping search and list (hint: install ripgrep)");
+        let reason = "rg is not on PATH (hint: install ripgrep)";
+        for name in [
+            "search literal",
+            "search regex",
+            "list all files",
+            "list with a glob",
+        ] {
+            skipped.push(Row::skipped(name, reason));
+        }
     }
-    if has("tokei", "--version") {
+    if installed("tokei", "--version") {
         cases.push(Case {
-            name: "sloc",
+            name: "sloc".to_owned(),
             goal: 1.0,
             oy: oy(&[".", "--sloc"]),
             anchor_name: "tokei",
@@ -125,27 +143,39 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             reset: None,
         });
     } else {
-        eprintln!("xtask: tokei is not on PATH: skipping sloc (hint: cargo install tokei)");
+        skipped.push(Row::skipped(
+            "sloc",
+            "tokei is not on PATH (hint: cargo install tokei)",
+        ));
     }
-    if has("sed", "--version") {
+    if installed("sed", "--version") {
         cases.push(Case {
-            name: "read 200 lines",
+            name: "read 200 lines".to_owned(),
             goal: 1.1,
             oy: oy(&[".", "--read", &tree.read_file, "1000", "200"]),
             anchor_name: "sed -n",
             anchor: anchor("sed", &["-n", "1000,1199p", &tree.read_file], &tree.root),
             reset: None,
         });
+    } else {
+        skipped.push(Row::skipped("read 200 lines", "sed is not on PATH"));
     }
     let mut scratches = Vec::new();
-    if has("git", "--version") {
-        let mut places = vec![("patch (temp dir)", Scratch::new("patch")?)];
+    if installed("git", "--version") {
+        let mut places = vec![("temp dir", Scratch::new("patch")?)];
         if Path::new(TMPFS).is_dir() {
             let path = Path::new(TMPFS).join(format!("oy-bench-patch-{}", std::process::id()));
             std::fs::create_dir_all(&path)?;
-            places.push(("patch (tmpfs)", Scratch(path)));
+            places.push((TMPFS, Scratch(path)));
+        } else {
+            skipped.push(Row::skipped(
+                "patch (tmpfs)",
+                format!("{TMPFS} is not a directory here"),
+            ));
         }
-        for (name, scratch) in places {
+        for (place, scratch) in places {
+            let fs = filesystem_of(&scratch.0).unwrap_or_else(|| "unknown filesystem".to_owned());
+            let name = format!("patch, 199 files ({place}, {fs})");
             let dir = scratch.0.clone();
             let made = Command::new(example)
                 .args(["--patch-case"])
@@ -172,17 +202,29 @@ pub(crate) fn bench_tools(example: &Path) -> Result<()> {
             scratches.push(scratch);
         }
     } else {
-        eprintln!("xtask: git is not on PATH: skipping patch");
+        skipped.push(Row::skipped("patch", "git is not on PATH"));
     }
     eprintln!(
-        "xtask: tool primitives on {}, {RUNS} interleaved runs per side",
+        "xtask: tool primitives on {}, {runs} interleaved runs per side",
         tree.root.display()
     );
+    let mut lines = Vec::new();
     for case in cases {
-        compare(case)?;
+        let (row, printed) = compare(case, runs)?;
+        section.push(row);
+        lines.push(printed);
+    }
+    for row in skipped {
+        section.push(row);
+    }
+    if !lines.is_empty() {
+        // Evidence that both sides did the same work; where the counts
+        // differ, oy's list also names directories and its patch reports
+        // each file it changed.
+        section.note(format!("output lines, oy/anchor: {}", lines.join("; ")));
     }
     drop(scratches);
-    Ok(())
+    Ok(section)
 }
 
 fn describe(example: &Path) -> Result<Tree> {
@@ -208,43 +250,25 @@ fn describe(example: &Path) -> Result<Tree> {
     })
 }
 
-fn compare(mut case: Case) -> Result<()> {
-    let (mut oy_times, mut anchor_times) = (Vec::new(), Vec::new());
-    let (mut oy_lines, mut anchor_lines) = (0, 0);
-    for round in 0..=RUNS {
-        // Alternate which side goes first, so neither always runs warm.
-        for side in if round % 2 == 0 { [0, 1] } else { [1, 0] } {
-            if let Some(dir) = &case.reset {
-                reset_patch(dir)?;
-            }
-            let (cmd, times, lines) = if side == 0 {
-                (&mut case.oy, &mut oy_times, &mut oy_lines)
-            } else {
-                (&mut case.anchor, &mut anchor_times, &mut anchor_lines)
-            };
-            let (elapsed, printed) = time_once(cmd)?;
-            *lines = printed;
-            if round > 0 {
-                times.push(elapsed);
-            }
-        }
-    }
-    let (oy_median, oy_min) = median_min(&mut oy_times);
-    let (anchor_median, anchor_min) = median_min(&mut anchor_times);
-    let ratio = oy_median.as_secs_f64() / anchor_median.as_secs_f64().max(1e-9);
-    let verdict = if ratio <= case.goal { "within" } else { "over" };
-    println!(
-        "{}: oy {:.1} ms (min {:.1}), {} {:.1} ms (min {:.1}), ratio {ratio:.2} \
-         ({verdict} the {}x goal; {oy_lines} / {anchor_lines} output lines)",
-        case.name,
-        millis(oy_median),
-        millis(oy_min),
-        case.anchor_name,
-        millis(anchor_median),
-        millis(anchor_min),
-        case.goal,
-    );
-    Ok(())
+/// The row of one case, and "NAME OY/ANCHOR" output lines for the note.
+fn compare(mut case: Case, runs: usize) -> Result<(Row, String)> {
+    let reset = case.reset.clone();
+    let timed = interleaved(
+        &mut [&mut case.oy, &mut case.anchor],
+        runs,
+        || match &reset {
+            Some(dir) => reset_patch(dir),
+            None => Ok(()),
+        },
+    )?;
+    let [oy, anchor] = &timed[..] else {
+        bail!("expected two sides");
+    };
+    let lines = format!("{} {}/{}", case.name, oy.lines, anchor.lines);
+    let row = Row::measured(case.name, figure(&oy.ms))
+        .against(case.anchor_name, figure(&anchor.ms))
+        .goal(Goal::RatioAtMost(case.goal));
+    Ok((row, lines))
 }
 
 /// `DIR/work` becomes a fresh copy of `DIR/pristine`.
@@ -269,36 +293,4 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// One run's wall time and the number of lines it printed.
-fn time_once(cmd: &mut Command) -> Result<(Duration, usize)> {
-    cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
-    let started = Instant::now();
-    // Output is read, as a caller would (some tools shortcut /dev/null).
-    let out = cmd
-        .output()
-        .with_context(|| format!("could not run {cmd:?}"))?;
-    let elapsed = started.elapsed();
-    // rg exits 1 when nothing matched; anything else is a failure.
-    if !out.status.success() && out.status.code() != Some(1) {
-        bail!(
-            "{cmd:?} failed ({}): {}",
-            out.status,
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
-    let lines = out.stdout.iter().filter(|&&byte| byte == b'\n').count();
-    Ok((elapsed, lines))
-}
-
-fn median_min(times: &mut [Duration]) -> (Duration, Duration) {
-    times.sort();
-    let median = times.get(times.len() / 2).copied().unwrap_or_default();
-    let min = times.first().copied().unwrap_or_default();
-    (median, min)
-}
-
-fn millis(duration: Duration) -> f64 {
-    duration.as_secs_f64() * 1000.0
 }
