@@ -21,7 +21,6 @@ mod support;
 mod tools;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
@@ -199,31 +198,7 @@ fn bench_tools(example: Option<PathBuf>, quick: bool) -> Result<Section> {
     tools::bench_tools(&oy, quick)
 }
 
-/// `cargo` for the benchmarks' builds, without the variables `cargo run`
-/// set for xtask itself. A build script's fingerprint records the
-/// `CARGO_MANIFEST_DIR` it was compiled with (ring's does), so a release
-/// build started from xtask and one started from a shell would each find
-/// the other's stale and rebuild the whole fat-LTO tree.
-pub(crate) fn cargo() -> Command {
-    let mut cmd = crate::cargo();
-    for (name, _) in std::env::vars_os() {
-        let Some(name) = name.to_str() else {
-            continue;
-        };
-        let ours = matches!(
-            name,
-            "CARGO_MANIFEST_DIR"
-                | "CARGO_MANIFEST_PATH"
-                | "CARGO_CRATE_NAME"
-                | "CARGO_BIN_NAME"
-                | "CARGO_PRIMARY_PACKAGE"
-        );
-        if ours || name.starts_with("CARGO_PKG_") {
-            cmd.env_remove(name);
-        }
-    }
-    cmd
-}
+pub(crate) use crate::cargo;
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR` and config).
 pub(crate) fn target_dir() -> Result<PathBuf> {

@@ -120,9 +120,30 @@ fn workspace_root() -> PathBuf {
         .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
 }
 
+/// `cargo`, run in the workspace root without the variables `cargo run`
+/// set for xtask itself. A build script's fingerprint records the
+/// `CARGO_MANIFEST_DIR` it was compiled with (ring's does), so a release
+/// build started from xtask (bench, dist) and one started from a shell
+/// would each find the other's stale and rebuild the whole fat-LTO tree.
 fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
     cmd.current_dir(workspace_root());
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let ours = matches!(
+            name,
+            "CARGO_MANIFEST_DIR"
+                | "CARGO_MANIFEST_PATH"
+                | "CARGO_CRATE_NAME"
+                | "CARGO_BIN_NAME"
+                | "CARGO_PRIMARY_PACKAGE"
+        );
+        if ours || name.starts_with("CARGO_PKG_") {
+            cmd.env_remove(name);
+        }
+    }
     cmd
 }
 
