@@ -77,13 +77,32 @@ impl ToolState {
 
 /// SHA-256 of `content`, as lowercase hex.
 pub fn content_digest(content: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = String::with_capacity(64);
-    for byte in Sha256::digest(content) {
-        hex.push(char::from(HEX[usize::from(byte >> 4)]));
-        hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+    let mut digest = ContentDigest::default();
+    digest.update(content);
+    digest.finish()
+}
+
+/// [`content_digest`] of content that arrives in pieces (a file read once
+/// for both its window and its digest).
+#[derive(Default)]
+pub(crate) struct ContentDigest(Sha256);
+
+impl ContentDigest {
+    /// Adds the next piece.
+    pub(crate) fn update(&mut self, piece: &[u8]) {
+        self.0.update(piece);
     }
-    hex
+
+    /// The digest of every piece so far, in order.
+    pub(crate) fn finish(self) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for byte in self.0.finalize() {
+            hex.push(char::from(HEX[usize::from(byte >> 4)]));
+            hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+        hex
+    }
 }
 
 #[cfg(test)]
@@ -100,5 +119,18 @@ mod tests {
             content_digest(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+
+    #[test]
+    fn a_digest_in_pieces_is_the_digest_of_the_whole() {
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for cut in [0, 1, 63, 64, 65, 4096, 199_999, 200_000] {
+            let mut digest = ContentDigest::default();
+            let (head, tail) = text.split_at(cut);
+            digest.update(head);
+            digest.update(&[]);
+            digest.update(tail);
+            assert_eq!(digest.finish(), content_digest(&text), "cut at {cut}");
+        }
     }
 }

@@ -123,6 +123,58 @@ fn read_indentation_mode_returns_the_enclosing_block() {
     );
 }
 
+#[test]
+fn read_records_the_digest_of_the_whole_file_it_sliced() {
+    let env = Env::new(Mode::Plan);
+    // Several of the reader's 64 KiB buffers, CRLF lines, no final newline.
+    let text: String = (1..=6000)
+        .map(|n| format!("line {n} {}\r\n", "z".repeat(n % 50)))
+        .chain(["end".to_owned()])
+        .collect();
+    env.file("big.txt", &text);
+    env.file("small.rs", "fn a() {\n    b();\n}\n");
+    let want = oy_tools::content_digest(text.as_bytes());
+    for (offset, limit) in [(1, 1), (3000, 200), (6001, 5)] {
+        env.ctx.state().forget("big.txt");
+        let out = env.call(
+            "read",
+            json!({"path": "big.txt", "offset": offset, "limit": limit}),
+        );
+        assert!(out.ok, "{}", out.text);
+        assert_eq!(
+            env.ctx.state().seen("big.txt"),
+            Some(want.as_str()),
+            "offset {offset}"
+        );
+    }
+    let out = env.call(
+        "read",
+        json!({"path": "small.rs", "offset": 2, "mode": "indentation"}),
+    );
+    assert!(out.ok, "{}", out.text);
+    assert_eq!(
+        env.ctx.state().seen("small.rs"),
+        Some(oy_tools::content_digest(b"fn a() {\n    b();\n}\n").as_str())
+    );
+    // A failed read records nothing.
+    env.ctx.state().forget("big.txt");
+    let out = env.call("read", json!({"path": "big.txt", "offset": 9999}));
+    assert!(!out.ok);
+    assert_eq!(env.ctx.state().seen("big.txt"), None);
+}
+
+#[test]
+fn a_file_too_large_to_edit_is_read_in_slices_without_a_record() {
+    let env = Env::new(Mode::AcceptEdits);
+    let line = format!("{}\n", "q".repeat(1023));
+    let text = line.repeat(8 * 1024 + 1);
+    env.file("huge.txt", &text);
+    let out = env.call("read", json!({"path": "huge.txt", "offset": 5, "limit": 2}));
+    assert!(out.ok, "{}", out.text);
+    assert!(out.text.starts_with("5\tqqq"), "{}", &out.text[..20]);
+    assert_eq!(env.ctx.state().seen("huge.txt"), None);
+}
+
 // ---- escapes through every tool ----
 
 #[test]
