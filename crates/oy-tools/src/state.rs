@@ -45,6 +45,9 @@ pub struct ToolState {
     /// The current plan.
     #[serde(default)]
     pub todos: Vec<TodoItem>,
+    /// Set by [`ToolState::one_shot`]. Never saved.
+    #[serde(skip)]
+    one_shot: bool,
 }
 
 fn version() -> u32 {
@@ -52,6 +55,23 @@ fn version() -> u32 {
 }
 
 impl ToolState {
+    /// The state of a single call that is dropped after it (`oy tool`
+    /// without a saved session): nothing can consult a read record, so
+    /// `read` spares the digest of the whole file. A later `replace` in the
+    /// same state would find no record and refuse, never the reverse. The
+    /// default state, and every loaded one, keeps records.
+    pub fn one_shot() -> Self {
+        Self {
+            one_shot: true,
+            ..Self::default()
+        }
+    }
+
+    /// False for a [`Self::one_shot`] state: reads are not worth recording.
+    pub fn records_reads(&self) -> bool {
+        !self.one_shot
+    }
+
     /// Remembers that `path` was seen with exactly `content`.
     pub fn remember(&mut self, path: &str, content: &[u8]) {
         self.remember_digest(path, content_digest(content));
@@ -119,6 +139,19 @@ mod tests {
             content_digest(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+
+    #[test]
+    fn one_shot_is_never_saved_and_a_loaded_state_records_reads() {
+        let mut state = ToolState::one_shot();
+        assert!(!state.records_reads());
+        state.remember("a.txt", b"a");
+        let saved = serde_json::to_string(&state).unwrap();
+        assert!(!saved.contains("one_shot"), "{saved}");
+        let loaded: ToolState = serde_json::from_str(&saved).unwrap();
+        assert!(loaded.records_reads());
+        assert_eq!(loaded.seen("a.txt"), state.seen("a.txt"));
+        assert!(ToolState::default().records_reads());
     }
 
     #[test]

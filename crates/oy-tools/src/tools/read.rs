@@ -102,7 +102,8 @@ impl Tool for ReadTool {
 }
 
 /// The text of a slice, and the digest of the whole file when it is small
-/// enough to be edited (larger files are only streamed up to the window).
+/// enough to be edited and the state records reads (otherwise the file is
+/// only streamed up to the window).
 fn read_slice(
     call: &Invocation<'_>,
     path: &WorkspacePath,
@@ -115,13 +116,16 @@ fn read_slice(
         max_line_bytes: MAX_LINE_CHARS * 4,
         max_total_bytes: MAX_OUTPUT_BYTES,
     };
-    let mut digest = ContentDigest::default();
-    let (slice, whole) =
-        call.workspace()
-            .read_lines_whole(path, window, EDITABLE_BYTES, &mut |piece| {
-                digest.update(piece);
-            })?;
-    let digest = whole.then(|| digest.finish());
+    let ws = call.workspace();
+    let (slice, digest) = if call.ctx().state().records_reads() {
+        let mut digest = ContentDigest::default();
+        let (slice, whole) = ws.read_lines_whole(path, window, EDITABLE_BYTES, &mut |piece| {
+            digest.update(piece);
+        })?;
+        (slice, whole.then(|| digest.finish()))
+    } else {
+        (ws.read_lines(path, window)?, None)
+    };
     if slice.lines.is_empty() {
         return Ok((format!("({} is empty)", path), digest));
     }
@@ -200,7 +204,12 @@ fn read_block(
             last + 2
         ));
     }
-    Ok((out, Some(content_digest(text.as_bytes()))))
+    let digest = call
+        .ctx()
+        .state()
+        .records_reads()
+        .then(|| content_digest(text.as_bytes()));
+    Ok((out, digest))
 }
 
 fn indent(line: &str) -> usize {

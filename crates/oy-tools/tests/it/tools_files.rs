@@ -175,6 +175,33 @@ fn a_file_too_large_to_edit_is_read_in_slices_without_a_record() {
     assert_eq!(env.ctx.state().seen("huge.txt"), None);
 }
 
+#[test]
+fn a_one_shot_state_reads_the_same_text_and_keeps_no_record() {
+    let env = Env::new(Mode::AcceptEdits);
+    let text: String = (1..=3000).map(|n| format!("row {n}\n")).collect();
+    env.file("f.txt", &text);
+    let args = json!({"path": "f.txt", "offset": 1000, "limit": 20});
+    let recorded = env.call("read", args.clone());
+    assert!(env.ctx.state().seen("f.txt").is_some());
+    *env.ctx.state() = oy_tools::ToolState::one_shot();
+    let one_shot = env.call("read", args);
+    assert_eq!(one_shot, recorded);
+    assert_eq!(env.ctx.state().seen("f.txt"), None);
+    let block = env.call(
+        "read",
+        json!({"path": "f.txt", "offset": 5, "mode": "indentation"}),
+    );
+    assert!(block.ok, "{}", block.text);
+    assert_eq!(env.ctx.state().seen("f.txt"), None);
+    // Without a record the read lock holds: the edit is refused.
+    let out = env.call(
+        "replace",
+        json!({"path": "f.txt", "old": "row 7\n", "new": "seven\n"}),
+    );
+    assert!(!out.ok, "{}", out.text);
+    assert_eq!(env.read("f.txt"), text);
+}
+
 // ---- escapes through every tool ----
 
 #[test]
