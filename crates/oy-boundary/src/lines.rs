@@ -1,8 +1,11 @@
 //! Line slices: one streaming pass that skips to an offset and keeps a
 //! bounded window, so a slice of a huge file never loads the whole file and
-//! a single enormous line never loads more than the per-line cap.
+//! a single enormous line never loads more than the per-line cap. The same
+//! pass can hand every byte of a file under a size cap to the caller (a
+//! digest of exactly what the window came from, with no second open).
 
-use std::io::{BufRead, BufReader};
+use std::fs::File;
+use std::io::{self, BufRead, BufReader, Read};
 
 use crate::error::{BoundaryError, Result};
 use crate::path::WorkspacePath;
@@ -81,10 +84,48 @@ impl Workspace {
     /// are errors; an `offset` past the last line is
     /// [`BoundaryError::OffsetPastEnd`] with the real line count.
     pub fn read_lines(&self, path: &WorkspacePath, window: LineWindow) -> Result<LineSlice> {
+        self.read_lines_fed(path, window, None)
+            .map(|(slice, _)| slice)
+    }
+
+    /// [`Self::read_lines`], also handing every byte of the file to
+    /// `whole`, in order, when the file holds at most `max_whole` bytes:
+    /// the file is then read on to its end after the window, through the
+    /// same handle, so what `whole` sees is the file the window came from.
+    ///
+    /// The `bool` is true when `whole` saw the entire file. It is false
+    /// when the file is larger than `max_whole` (then only the window is
+    /// read, as by [`Self::read_lines`], and `whole` sees nothing), when it
+    /// grew past `max_whole` while being read, or when reading on after the
+    /// window failed: what `whole` saw is then not the file and must be
+    /// dropped. Errors are [`Self::read_lines`]'s.
+    pub fn read_lines_whole(
+        &self,
+        path: &WorkspacePath,
+        window: LineWindow,
+        max_whole: u64,
+        whole: &mut dyn FnMut(&[u8]),
+    ) -> Result<(LineSlice, bool)> {
+        let fed = Fed {
+            sink: whole,
+            max: max_whole,
+            seen: 0,
+        };
+        self.read_lines_fed(path, window, Some(fed))
+    }
+
+    fn read_lines_fed(
+        &self,
+        path: &WorkspacePath,
+        window: LineWindow,
+        fed: Option<Fed<'_>>,
+    ) -> Result<(LineSlice, bool)> {
         let target = self.target(path, Follow::Final)?;
-        let (file, _) = self.open_regular(&target)?;
+        let (file, len) = self.open_regular(&target)?;
         let shown = target.shown;
-        let mut reader = BufReader::with_capacity(64 * 1024, file);
+        // A file over the cap is streamed for its window alone.
+        let fed = fed.filter(|fed| len <= fed.max);
+        let mut reader = BufReader::with_capacity(64 * 1024, Teed { file, fed });
         let io_err = |e| BoundaryError::from_io("read", &shown, e);
 
         let head = reader.fill_buf().map_err(io_err)?;
@@ -148,7 +189,55 @@ impl Workspace {
                 total_lines: number,
             });
         }
-        Ok(slice)
+        let whole_seen = reader.get_ref().fed.is_some() && read_to_end(&mut reader);
+        Ok((slice, whole_seen))
+    }
+}
+
+/// The file under a line reader, handing what each `read` returns to the
+/// caller's sink (every byte once, in file order) until more than `max`
+/// bytes went by.
+struct Teed<'a> {
+    file: File,
+    fed: Option<Fed<'a>>,
+}
+
+struct Fed<'a> {
+    sink: &'a mut dyn FnMut(&[u8]),
+    max: u64,
+    seen: u64,
+}
+
+impl Read for Teed<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let read = self.file.read(buf)?;
+        if let Some(fed) = &mut self.fed {
+            fed.seen += read as u64;
+            if fed.seen > fed.max {
+                // Grown past the cap: what was fed is not the file.
+                self.fed = None;
+            } else {
+                (fed.sink)(&buf[..read]);
+            }
+        }
+        Ok(read)
+    }
+}
+
+/// Reads on to the end of the file, so the sink sees all of it; true when
+/// it did (no read error, not grown past its cap).
+fn read_to_end(reader: &mut BufReader<Teed<'_>>) -> bool {
+    loop {
+        let available = match reader.fill_buf() {
+            Ok([]) => return reader.get_ref().fed.is_some(),
+            Ok(available) => available.len(),
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(_) => return false,
+        };
+        reader.consume(available);
+        if reader.get_ref().fed.is_none() {
+            return false;
+        }
     }
 }
 
@@ -166,7 +255,7 @@ fn next_line(
     reader: &mut impl BufRead,
     keep: usize,
     buf: &mut Vec<u8>,
-) -> std::io::Result<Option<LineScan>> {
+) -> io::Result<Option<LineScan>> {
     buf.clear();
     let mut scan = LineScan {
         omitted: 0,
@@ -223,5 +312,50 @@ fn line_text(buf: &[u8], omitted: &mut u64) -> Result<String, usize> {
             Ok(String::from_utf8_lossy(&buf[..valid]).into_owned())
         }
         Err(e) => Err(e.valid_up_to()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write as _;
+
+    use super::*;
+
+    fn teed_reader<'a>(
+        bytes: &[u8],
+        max: u64,
+        sink: &'a mut dyn FnMut(&[u8]),
+    ) -> BufReader<Teed<'a>> {
+        let mut file = tempfile::tempfile().unwrap();
+        file.write_all(bytes).unwrap();
+        rustix::fs::seek(&file, rustix::fs::SeekFrom::Start(0)).unwrap();
+        let fed = Some(Fed { sink, max, seen: 0 });
+        BufReader::with_capacity(8, Teed { file, fed })
+    }
+
+    #[test]
+    fn the_sink_sees_every_byte_once_in_order_up_to_the_cap() {
+        let text: Vec<u8> = (0..100u8).collect();
+        let mut seen = Vec::new();
+        let mut sink = |piece: &[u8]| seen.extend_from_slice(piece);
+        let mut reader = teed_reader(&text, 100, &mut sink);
+        let mut head = Vec::new();
+        next_line(&mut reader, 5, &mut head).unwrap();
+        assert!(read_to_end(&mut reader));
+        drop(reader);
+        assert_eq!(seen, text);
+    }
+
+    #[test]
+    fn more_than_the_cap_stops_feeding_and_is_not_whole() {
+        // The size seen at open was under the cap; the file then grew.
+        let text = vec![b'a'; 100];
+        let mut fed = 0;
+        let mut sink = |piece: &[u8]| fed += piece.len();
+        let mut reader = teed_reader(&text, 40, &mut sink);
+        assert!(!read_to_end(&mut reader));
+        assert!(reader.get_ref().fed.is_none());
+        drop(reader);
+        assert!(fed <= 40, "{fed} bytes fed past the cap");
     }
 }

@@ -169,6 +169,20 @@ impl AgentEventSink for Renderer {
 
 pub(crate) use oy_term::{terminal_line, terminal_safe};
 
+/// [`terminal_safe`], without a copy when there is nothing to replace:
+/// text of printable ASCII, tabs and newlines only (most tool output)
+/// holds no character [`oy_term::is_unsafe_char`] names.
+pub(crate) fn terminal_safe_text(text: &str) -> std::borrow::Cow<'_, str> {
+    if text
+        .bytes()
+        .all(|byte| matches!(byte, b' '..=b'~' | b'\n' | b'\t'))
+    {
+        std::borrow::Cow::Borrowed(text)
+    } else {
+        std::borrow::Cow::Owned(terminal_safe(text))
+    }
+}
+
 /// `text` on one line, cut to `max` characters, made terminal-safe.
 pub(crate) fn one_line(text: &str, max: usize) -> String {
     let flat: String = terminal_safe(text)
@@ -233,4 +247,40 @@ pub(crate) fn interrupted_turn(effects: &[oy_tools::LedgerEntry]) -> String {
         "the last run of this session was stopped during a turn that was not saved, after these tool calls: {}{more}; files may hold their changes (the model is told)",
         calls.join(", ")
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{terminal_safe, terminal_safe_text};
+
+    #[test]
+    fn the_copy_free_path_agrees_with_terminal_safe() {
+        let mut samples: Vec<String> = (0..=0x7f_u8)
+            .map(|byte| format!("a{}\tb\n", char::from(byte)))
+            .collect();
+        samples.extend(
+            [
+                "plain text\n",
+                "",
+                "\u{1b}[31mred",
+                "caf\u{e9}",
+                "bidi \u{202e}evil",
+                "zero\u{200b}width",
+                "\u{85}next line",
+                "\r\n",
+            ]
+            .map(str::to_owned),
+        );
+        for sample in &samples {
+            assert_eq!(
+                terminal_safe_text(sample),
+                terminal_safe(sample),
+                "{sample:?}"
+            );
+        }
+        assert!(matches!(
+            terminal_safe_text("fn main() {}\n\tok\n"),
+            std::borrow::Cow::Borrowed(_)
+        ));
+    }
 }

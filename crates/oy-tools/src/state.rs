@@ -45,6 +45,9 @@ pub struct ToolState {
     /// The current plan.
     #[serde(default)]
     pub todos: Vec<TodoItem>,
+    /// Set by [`ToolState::one_shot`]. Never saved.
+    #[serde(skip)]
+    one_shot: bool,
 }
 
 fn version() -> u32 {
@@ -52,6 +55,23 @@ fn version() -> u32 {
 }
 
 impl ToolState {
+    /// The state of a single call that is dropped after it (`oy tool`
+    /// without a saved session): nothing can consult a read record, so
+    /// `read` spares the digest of the whole file. A later `replace` in the
+    /// same state would find no record and refuse, never the reverse. The
+    /// default state, and every loaded one, keeps records.
+    pub fn one_shot() -> Self {
+        Self {
+            one_shot: true,
+            ..Self::default()
+        }
+    }
+
+    /// False for a [`Self::one_shot`] state: reads are not worth recording.
+    pub fn records_reads(&self) -> bool {
+        !self.one_shot
+    }
+
     /// Remembers that `path` was seen with exactly `content`.
     pub fn remember(&mut self, path: &str, content: &[u8]) {
         self.remember_digest(path, content_digest(content));
@@ -77,13 +97,32 @@ impl ToolState {
 
 /// SHA-256 of `content`, as lowercase hex.
 pub fn content_digest(content: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut hex = String::with_capacity(64);
-    for byte in Sha256::digest(content) {
-        hex.push(char::from(HEX[usize::from(byte >> 4)]));
-        hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+    let mut digest = ContentDigest::default();
+    digest.update(content);
+    digest.finish()
+}
+
+/// [`content_digest`] of content that arrives in pieces (a file read once
+/// for both its window and its digest).
+#[derive(Default)]
+pub(crate) struct ContentDigest(Sha256);
+
+impl ContentDigest {
+    /// Adds the next piece.
+    pub(crate) fn update(&mut self, piece: &[u8]) {
+        self.0.update(piece);
     }
-    hex
+
+    /// The digest of every piece so far, in order.
+    pub(crate) fn finish(self) -> String {
+        const HEX: &[u8; 16] = b"0123456789abcdef";
+        let mut hex = String::with_capacity(64);
+        for byte in self.0.finalize() {
+            hex.push(char::from(HEX[usize::from(byte >> 4)]));
+            hex.push(char::from(HEX[usize::from(byte & 0xf)]));
+        }
+        hex
+    }
 }
 
 #[cfg(test)]
@@ -100,5 +139,31 @@ mod tests {
             content_digest(b""),
             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
         );
+    }
+
+    #[test]
+    fn one_shot_is_never_saved_and_a_loaded_state_records_reads() {
+        let mut state = ToolState::one_shot();
+        assert!(!state.records_reads());
+        state.remember("a.txt", b"a");
+        let saved = serde_json::to_string(&state).unwrap();
+        assert!(!saved.contains("one_shot"), "{saved}");
+        let loaded: ToolState = serde_json::from_str(&saved).unwrap();
+        assert!(loaded.records_reads());
+        assert_eq!(loaded.seen("a.txt"), state.seen("a.txt"));
+        assert!(ToolState::default().records_reads());
+    }
+
+    #[test]
+    fn a_digest_in_pieces_is_the_digest_of_the_whole() {
+        let text: Vec<u8> = (0..200_000u32).map(|i| (i % 251) as u8).collect();
+        for cut in [0, 1, 63, 64, 65, 4096, 199_999, 200_000] {
+            let mut digest = ContentDigest::default();
+            let (head, tail) = text.split_at(cut);
+            digest.update(head);
+            digest.update(&[]);
+            digest.update(tail);
+            assert_eq!(digest.finish(), content_digest(&text), "cut at {cut}");
+        }
     }
 }

@@ -33,12 +33,16 @@ fn assert_reads_refused_without_blocking(
     fifo: Option<&Path>,
 ) {
     type Op = fn(&Workspace, &oy_boundary::WorkspacePath) -> Option<BoundaryError>;
-    let ops: [(&str, Op); 8] = [
+    let ops: [(&str, Op); 9] = [
         ("read_text", |ws, p| ws.read_text(p, 1 << 20).err()),
         ("file_equals", |ws, p| ws.file_equals(p, b"").err()),
         ("read_bytes", |ws, p| ws.read_bytes(p, 1 << 20).err()),
         ("read_lines", |ws, p| {
             ws.read_lines(p, LineWindow::default()).err()
+        }),
+        ("read_lines_whole", |ws, p| {
+            ws.read_lines_whole(p, LineWindow::default(), 1 << 20, &mut |_| {})
+                .err()
         }),
         ("is_text", |ws, p| ws.is_text(p).err()),
         ("open_file", |ws, p| ws.open_file(p).err()),
@@ -93,6 +97,10 @@ fn dev_zero_through_a_symlink_is_an_escape_when_restricted() {
     assert_symlink_escape(&refused(ws.read_text(&p, 1 << 20)), "zero");
     assert_symlink_escape(&refused(ws.read_bytes(&p, 1 << 20)), "zero");
     assert_symlink_escape(&refused(ws.read_lines(&p, LineWindow::default())), "zero");
+    assert_symlink_escape(
+        &refused(ws.read_lines_whole(&p, LineWindow::default(), 1 << 20, &mut |_| {})),
+        "zero",
+    );
     assert_symlink_escape(&refused(ws.is_text(&p)), "zero");
     assert_symlink_escape(&refused(ws.open_file(&p)), "zero");
     assert!(refused(ws.path("/dev/zero")).is_escape());

@@ -13,6 +13,7 @@ mod fuzz;
 mod support;
 
 mod boundary_crash;
+mod boundary_lines_whole;
 mod boundary_paths;
 mod boundary_plain_paths;
 mod boundary_proptest;

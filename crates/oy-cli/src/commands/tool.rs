@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use oy_tools::{CancelToken, ChangeJournal, Limit, ToolContext, ToolOutput};
+use oy_tools::{CancelToken, ChangeJournal, Effect, Limit, ToolContext, ToolOutput, ToolState};
 use serde_json::json;
 
 use crate::approver::TerminalPrompt;
@@ -31,12 +31,18 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         }
         None => None,
     };
+    let effect = registry.get(&args.name).map(|tool| tool.spec().effect);
     let cancel = CancelToken::new();
     let mut ctx = ToolContext::new(Arc::new(workspace), config.settings.policy)
         .with_child_env(config.child_env.clone())
         .with_sandbox(Arc::clone(&config.sandbox))
         .with_cancel(cancel.clone());
-    crate::render::announce_sandbox(config);
+    // The sandbox confines commands: only a tool that starts them has
+    // anything to be warned about (and only it makes the sandbox probe
+    // the kernel).
+    if effect == Some(Effect::Process) {
+        crate::render::announce_sandbox(config);
+    }
     if let Some(max) = args.max_output {
         let max = usize::try_from(max).unwrap_or(usize::MAX);
         ctx = ctx.with_output_limit(Limit::bytes(max));
@@ -45,9 +51,11 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         let prompt = Arc::new(TerminalPrompt);
         ctx = ctx.with_approver(prompt.clone()).with_asker(prompt);
     }
-    if let Some(store) = &store {
-        ctx = ctx.with_state(store.load()?);
-    }
+    ctx = match &store {
+        Some(store) => ctx.with_state(store.load()?),
+        // Dropped after this call: no read record can be consulted.
+        None => ctx.with_state(ToolState::one_shot()),
+    };
     if let Some(dir) = crate::agent_setup::journal_dir(config) {
         let journal = ChangeJournal::for_workspace(&dir, ctx.workspace().root());
         ctx = ctx.with_journal(Arc::new(journal));
@@ -55,8 +63,15 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
             crate::config::warn(&change.message());
         }
     }
-    // Ctrl-C fires the token: a running command's process group is killed.
-    let interrupts = Interrupts::install(cancel, ctx.child_killer())?;
+    // Ctrl-C fires the token: a running command's process group is
+    // killed, and a change or a question ends cleanly with exit 130. A
+    // tool that only reads starts nothing and changes nothing, so the
+    // default action (the process ends at once, as `sed` or `rg` would)
+    // is the right one, and it needs no listening thread.
+    let interrupts = match effect {
+        Some(Effect::Read) => None,
+        _ => Some(Interrupts::install(cancel, ctx.child_killer())?),
+    };
     let output = match registry.invoke_raw_checked(&ctx, CALL_ID, &args.name, &raw) {
         Ok(output) => output,
         Err(error) if error.is_usage() => {
@@ -76,20 +91,22 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
     } else {
         // Tool output shows file contents, file names and command output
         // from the workspace; `--json` is the byte-exact form.
-        let text = crate::render::terminal_safe(&output.text);
+        let text = crate::render::terminal_safe_text(&output.text);
         let mut stdout = crate::stdout::lock();
         stdout.write_all(text.as_bytes())?;
         if !text.ends_with('\n') {
             stdout.write_all(b"\n")?;
         }
     }
-    Ok(if interrupts.interrupted() {
-        Exit::Interrupted
-    } else if output.ok {
-        Exit::Ok
-    } else {
-        Exit::Failed
-    })
+    Ok(
+        if interrupts.as_ref().is_some_and(Interrupts::interrupted) {
+            Exit::Interrupted
+        } else if output.ok {
+            Exit::Ok
+        } else {
+            Exit::Failed
+        },
+    )
 }
 
 /// The arguments as JSON text. `-` reads stdin; for a tool with a single

@@ -85,6 +85,38 @@ fn escapes_are_tool_errors_and_change_nothing() {
 }
 
 #[test]
+fn only_a_tool_that_runs_commands_speaks_of_the_sandbox() {
+    let oy = Oy::new();
+    oy.file("f.txt", "one\ntwo\n");
+    std::os::unix::fs::symlink("../outside/secret.txt", oy.root.join("link.txt")).unwrap();
+    // A read runs no command: nothing to warn about, even with the
+    // sandbox off, and a link out of the root is still refused.
+    let out = oy.run(&["tool", "read", r#"{"path":"f.txt"}"#, "--sandbox", "off"]);
+    assert_eq!((out.code, out.stdout.as_str()), (0, "1\tone\n2\ttwo\n"));
+    assert!(!out.stderr.contains("sandbox"), "{}", out.stderr);
+    let out = oy.run(&["tool", "read", r#"{"path":"link.txt"}"#]);
+    assert_eq!(out.code, 1);
+    assert!(out.stdout.starts_with("TOOL_ERROR: "), "{}", out.stdout);
+    assert!(!out.stdout.contains("OUTSIDE-SECRET"), "{}", out.stdout);
+    // A command still hears it, loudly in auto-approve.
+    let out = oy.run(&[
+        "tool",
+        "bash",
+        r#"{"command":"echo hi"}"#,
+        "--mode",
+        "auto",
+        "--sandbox",
+        "off",
+    ]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stderr.contains("WARNING") && out.stderr.contains("sandbox level none"),
+        "{}",
+        out.stderr
+    );
+}
+
+#[test]
 fn usage_errors_exit_2_with_a_hint() {
     let oy = Oy::new();
     let out = oy.run(&["tool", "nope"]);

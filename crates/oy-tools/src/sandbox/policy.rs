@@ -166,7 +166,9 @@ pub struct SandboxInputs {
 pub struct Sandbox {
     setting: SandboxSetting,
     launcher: Option<PathBuf>,
-    support: Support,
+    /// What the kernel supports, asked on first use: a command that
+    /// starts no process never probes.
+    support: OnceLock<Support>,
     read: Vec<PathBuf>,
     private_dirs: Vec<PathBuf>,
     home: Option<PathBuf>,
@@ -185,18 +187,18 @@ impl Default for Sandbox {
 }
 
 impl Sandbox {
-    /// Resolves `inputs`: probes the kernel (only when the sandbox is on)
-    /// and lists what commands may read.
+    /// Resolves `inputs` and lists what commands may read. The kernel is
+    /// probed (only when the sandbox is on) when something first needs
+    /// its answer: a level, a warning, a command's spec.
     pub fn resolve(inputs: SandboxInputs) -> Self {
-        let support = if inputs.setting == SandboxSetting::On && inputs.launcher.is_some() {
-            Support::probe()
-        } else {
-            Support {
+        let support = OnceLock::new();
+        if inputs.setting == SandboxSetting::Off || inputs.launcher.is_none() {
+            let _ = support.set(Support {
                 landlock_abi: None,
                 seccomp: false,
                 mount_namespace: false,
-            }
-        };
+            });
+        }
         let mut read: Vec<PathBuf> = SYSTEM_READ.iter().map(PathBuf::from).collect();
         if let Some(home) = &inputs.home {
             read.extend(HOME_READ.iter().map(|path| home.join(path)));
@@ -253,7 +255,7 @@ impl Sandbox {
 
     /// What the kernel supports (all false when the sandbox is off).
     pub fn support(&self) -> &Support {
-        &self.support
+        self.support.get_or_init(Support::probe)
     }
 
     /// The level commands run under.
@@ -261,7 +263,7 @@ impl Sandbox {
         if self.setting == SandboxSetting::Off || self.launcher.is_none() {
             Level::None
         } else {
-            self.support.level()
+            self.support().level()
         }
     }
 
@@ -279,7 +281,7 @@ impl Sandbox {
                     .to_owned(),
             ];
         }
-        self.support.missing()
+        self.support().missing()
     }
 
     /// What to tell the person once per run when commands are not fully
@@ -349,8 +351,8 @@ impl Sandbox {
             pty,
             network,
             confine,
-            landlock: confine && self.support.landlock_abi.is_some(),
-            seccomp: confine && self.support.seccomp,
+            landlock: confine && self.support().landlock_abi.is_some(),
+            seccomp: confine && self.support().seccomp,
             parent: Some(std::process::id()),
             program,
             args,
@@ -369,7 +371,7 @@ impl Sandbox {
         spec.write.extend(git.writable_outside.iter().cloned());
         spec.read.extend(git.readable_outside.iter().cloned());
         let mut watched = Watched::default();
-        if self.support.mount_namespace {
+        if self.support().mount_namespace {
             spec.mounts = true;
             spec.protect = self.protected(root, git.protected);
             spec.pin = git.pinned;
@@ -397,7 +399,7 @@ impl Sandbox {
     /// and oy's own directories when they are inside. Empty when the
     /// kernel cannot enforce it (see [`Support::mount_namespace`]).
     pub fn protected_paths(&self, root: &Path) -> Vec<PathBuf> {
-        if self.level() == Level::None || !self.support.mount_namespace {
+        if self.level() == Level::None || !self.support().mount_namespace {
             return Vec::new();
         }
         let protected = self.protected(root, git_dirs::find(root).protected);
@@ -499,4 +501,37 @@ fn restore_owner_bits(dir: &Path, depth: usize) {
 )]
 fn canonical_inside(dir: &Path, root: &Path) -> bool {
     std::fs::canonicalize(dir).is_ok_and(|real| real.starts_with(root))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn resolved(setting: SandboxSetting, launcher: Option<&str>) -> Sandbox {
+        Sandbox::resolve(SandboxInputs {
+            setting,
+            launcher: launcher.map(PathBuf::from),
+            ..SandboxInputs::default()
+        })
+    }
+
+    #[test]
+    fn the_kernel_is_asked_on_first_use_and_only_when_the_sandbox_is_on() {
+        let on = resolved(SandboxSetting::On, Some("/proc/self/exe"));
+        assert!(on.support.get().is_none(), "probed before any use");
+        assert_eq!(on.support(), &Support::probe());
+        assert_eq!(on.level(), Support::probe().level());
+        let unconfined = Support {
+            landlock_abi: None,
+            seccomp: false,
+            mount_namespace: false,
+        };
+        for sandbox in [
+            resolved(SandboxSetting::Off, Some("/proc/self/exe")),
+            resolved(SandboxSetting::On, None),
+        ] {
+            assert_eq!(sandbox.support.get(), Some(&unconfined));
+            assert_eq!(sandbox.level(), Level::None);
+        }
+    }
 }

@@ -1,5 +1,6 @@
 //! `read`: numbered lines of one UTF-8 file, as a slice or as the indented
-//! block around a line. Records what was seen for `replace`'s read lock.
+//! block around a line. Records what was seen for `replace`'s read lock: the
+//! digest of the very bytes the lines came from, taken in the same read.
 
 use oy_boundary::{BoundaryError, LineWindow, WorkspacePath};
 use schemars::JsonSchema;
@@ -12,7 +13,7 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
 use crate::spec::{Effect, ToolSpec};
-use crate::state::content_digest;
+use crate::state::{ContentDigest, content_digest};
 
 /// Lines longer than this many characters are cut with a marker.
 const MAX_LINE_CHARS: usize = 400;
@@ -88,31 +89,45 @@ impl Tool for ReadTool {
                 "set `limit` to the number of lines you need, e.g. 200",
             ));
         }
-        let text = match args.mode {
+        let (text, digest) = match args.mode {
             ReadMode::Slice => read_slice(call, &path, args.offset, args.limit),
             ReadMode::Indentation => read_block(call, &path, args.offset, args.limit),
         }
         .map_err(|error| with_suggestions(call, &path, error))?;
-        remember(call, &path);
+        if let Some(digest) = digest {
+            call.ctx().state().remember_digest(&path.to_text(), digest);
+        }
         Ok(ToolOutput::ok(text))
     }
 }
 
+/// The text of a slice, and the digest of the whole file when it is small
+/// enough to be edited and the state records reads (otherwise the file is
+/// only streamed up to the window).
 fn read_slice(
     call: &Invocation<'_>,
     path: &WorkspacePath,
     offset: usize,
     limit: usize,
-) -> Result<String, ToolError> {
+) -> Result<(String, Option<String>), ToolError> {
     let window = LineWindow {
         offset: offset.max(1),
         limit,
         max_line_bytes: MAX_LINE_CHARS * 4,
         max_total_bytes: MAX_OUTPUT_BYTES,
     };
-    let slice = call.workspace().read_lines(path, window)?;
+    let ws = call.workspace();
+    let (slice, digest) = if call.ctx().state().records_reads() {
+        let mut digest = ContentDigest::default();
+        let (slice, whole) = ws.read_lines_whole(path, window, EDITABLE_BYTES, &mut |piece| {
+            digest.update(piece);
+        })?;
+        (slice, whole.then(|| digest.finish()))
+    } else {
+        (ws.read_lines(path, window)?, None)
+    };
     if slice.lines.is_empty() {
-        return Ok(format!("({} is empty)", path));
+        return Ok((format!("({} is empty)", path), digest));
     }
     let mut out = String::new();
     for line in &slice.lines {
@@ -128,17 +143,18 @@ fn read_slice(
             "[{why}; more lines follow: continue with offset={next}]\n"
         ));
     }
-    Ok(out)
+    Ok((out, digest))
 }
 
 /// The block of lines at least as indented as the line at `offset`, with
-/// the less-indented header above it and a closing line below it.
+/// the less-indented header above it and a closing line below it, and the
+/// digest of the file it was cut from.
 fn read_block(
     call: &Invocation<'_>,
     path: &WorkspacePath,
     offset: usize,
     limit: usize,
-) -> Result<String, ToolError> {
+) -> Result<(String, Option<String>), ToolError> {
     let text = call.workspace().read_text(path, EDITABLE_BYTES)?;
     let lines: Vec<&str> = text.lines().collect();
     if offset == 0 || offset > lines.len() {
@@ -188,7 +204,12 @@ fn read_block(
             last + 2
         ));
     }
-    Ok(out)
+    let digest = call
+        .ctx()
+        .state()
+        .records_reads()
+        .then(|| content_digest(text.as_bytes()));
+    Ok((out, digest))
 }
 
 fn indent(line: &str) -> usize {
@@ -235,13 +256,5 @@ fn with_suggestions(call: &Invocation<'_>, path: &WorkspacePath, error: ToolErro
             ToolError::failed(format!("{path} does not exist"), recovery)
         }
         other => other,
-    }
-}
-
-/// Records the digest of the whole file for `replace`'s read lock.
-fn remember(call: &Invocation<'_>, path: &WorkspacePath) {
-    if let Ok(bytes) = call.workspace().read_bytes(path, EDITABLE_BYTES) {
-        let digest = content_digest(&bytes);
-        call.ctx().state().reads.insert(path.to_text(), digest);
     }
 }

@@ -123,6 +123,85 @@ fn read_indentation_mode_returns_the_enclosing_block() {
     );
 }
 
+#[test]
+fn read_records_the_digest_of_the_whole_file_it_sliced() {
+    let env = Env::new(Mode::Plan);
+    // Several of the reader's 64 KiB buffers, CRLF lines, no final newline.
+    let text: String = (1..=6000)
+        .map(|n| format!("line {n} {}\r\n", "z".repeat(n % 50)))
+        .chain(["end".to_owned()])
+        .collect();
+    env.file("big.txt", &text);
+    env.file("small.rs", "fn a() {\n    b();\n}\n");
+    let want = oy_tools::content_digest(text.as_bytes());
+    for (offset, limit) in [(1, 1), (3000, 200), (6001, 5)] {
+        env.ctx.state().forget("big.txt");
+        let out = env.call(
+            "read",
+            json!({"path": "big.txt", "offset": offset, "limit": limit}),
+        );
+        assert!(out.ok, "{}", out.text);
+        assert_eq!(
+            env.ctx.state().seen("big.txt"),
+            Some(want.as_str()),
+            "offset {offset}"
+        );
+    }
+    let out = env.call(
+        "read",
+        json!({"path": "small.rs", "offset": 2, "mode": "indentation"}),
+    );
+    assert!(out.ok, "{}", out.text);
+    assert_eq!(
+        env.ctx.state().seen("small.rs"),
+        Some(oy_tools::content_digest(b"fn a() {\n    b();\n}\n").as_str())
+    );
+    // A failed read records nothing.
+    env.ctx.state().forget("big.txt");
+    let out = env.call("read", json!({"path": "big.txt", "offset": 9999}));
+    assert!(!out.ok);
+    assert_eq!(env.ctx.state().seen("big.txt"), None);
+}
+
+#[test]
+fn a_file_too_large_to_edit_is_read_in_slices_without_a_record() {
+    let env = Env::new(Mode::AcceptEdits);
+    let line = format!("{}\n", "q".repeat(1023));
+    let text = line.repeat(8 * 1024 + 1);
+    env.file("huge.txt", &text);
+    let out = env.call("read", json!({"path": "huge.txt", "offset": 5, "limit": 2}));
+    assert!(out.ok, "{}", out.text);
+    assert!(out.text.starts_with("5\tqqq"), "{}", &out.text[..20]);
+    assert_eq!(env.ctx.state().seen("huge.txt"), None);
+}
+
+#[test]
+fn a_one_shot_state_reads_the_same_text_and_keeps_no_record() {
+    let env = Env::new(Mode::AcceptEdits);
+    let text: String = (1..=3000).map(|n| format!("row {n}\n")).collect();
+    env.file("f.txt", &text);
+    let args = json!({"path": "f.txt", "offset": 1000, "limit": 20});
+    let recorded = env.call("read", args.clone());
+    assert!(env.ctx.state().seen("f.txt").is_some());
+    *env.ctx.state() = oy_tools::ToolState::one_shot();
+    let one_shot = env.call("read", args);
+    assert_eq!(one_shot, recorded);
+    assert_eq!(env.ctx.state().seen("f.txt"), None);
+    let block = env.call(
+        "read",
+        json!({"path": "f.txt", "offset": 5, "mode": "indentation"}),
+    );
+    assert!(block.ok, "{}", block.text);
+    assert_eq!(env.ctx.state().seen("f.txt"), None);
+    // Without a record the read lock holds: the edit is refused.
+    let out = env.call(
+        "replace",
+        json!({"path": "f.txt", "old": "row 7\n", "new": "seven\n"}),
+    );
+    assert!(!out.ok, "{}", out.text);
+    assert_eq!(env.read("f.txt"), text);
+}
+
 // ---- escapes through every tool ----
 
 #[test]
