@@ -250,12 +250,18 @@ fn interrupted_changes(config: &Config, report: &mut Report) {
         report.line("interrupted", "none");
     }
     for change in recovered {
-        if change.outcome == oy_tools::RecoveryOutcome::Incomplete {
-            report.line("interrupted", format!("PROBLEM: {}", change.message()));
-            report
-                .hint("read the files named and put them right; oy tries again at its next start");
-        } else {
-            report.line("interrupted", change.message());
+        match change.outcome {
+            oy_tools::RecoveryOutcome::Incomplete => {
+                report.line("interrupted", format!("PROBLEM: {}", change.message()));
+                report.hint(
+                    "read the files named and put them right; oy tries again at its next start",
+                );
+            }
+            oy_tools::RecoveryOutcome::ChangedSince | oy_tools::RecoveryOutcome::Unreadable => {
+                report.line("interrupted", change.message());
+                report.hint("read the files named: oy left them as they are (`git diff` shows what a half-applied patch changed)");
+            }
+            _ => report.line("interrupted", change.message()),
         }
     }
 }

@@ -36,6 +36,7 @@ fn reports_a_working_provider_and_exits_zero() {
     assert!(out.contains("yes (2 models listed)"), "{out}");
     assert!(out.contains("beta (--model/OY_MODEL)"), "{out}");
     assert!(out.contains("AGENTS.md         present"), "{out}");
+    assert!(out.contains("interrupted       none"), "{out}");
     assert!(out.contains("bash"), "{out}");
     assert!(!out.contains("hint:"), "{out}");
     assert!(out.contains("result: ready"), "{out}");
@@ -243,4 +244,62 @@ fn bedrock_runtime_that_does_not_answer_blocks() {
         "{out}"
     );
     assert!(out.contains("result: a run would fail"), "{out}");
+}
+
+/// A multi-file patch killed half way (its journal record left in oy's
+/// data directory): `oy doctor` completes it as any start would, and says
+/// so (docs/crash-safety.md).
+#[test]
+fn an_interrupted_patch_is_undone_and_reported() {
+    let server = ModelsServer::start(&["alpha"]);
+    let oy = Oy::new();
+    oy.file("a.txt", "new a\n").file("b.txt", "old b\n");
+    let digest = |text: &str| oy_tools::content_digest(text.as_bytes());
+    let root = oy.root.to_string_lossy().into_owned();
+    let journal = oy
+        .data
+        .join("oy")
+        .join(oy_tools::JOURNAL_DIR)
+        .join(&digest(&root)[..16]);
+    std::fs::create_dir_all(&journal).unwrap();
+    let replace = |path: &str, old: &str, new: &str| {
+        serde_json::json!({
+            "kind": "replace", "path": path, "new": digest(new), "old_len": old.len(),
+            "undo": [{"at": 0, "len": new.len(), "old": old}],
+        })
+    };
+    let record = serde_json::json!({
+        "version": 1, "workspace": root, "tool": "patch", "call_id": "call_9",
+        "pid": 4_194_400, "started_ms": 1,
+        "changes": [replace("a.txt", "old a\n", "new a\n"), replace("b.txt", "old b\n", "new b\n")],
+    });
+    std::fs::write(journal.join("4194400-1.journal"), format!("{record}\n")).unwrap();
+    let base = server.base_url();
+    let run = oy.run_clean(
+        &["doctor", "--model", "alpha"],
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_API_KEY", "sk-abcdefgh"),
+        ],
+    );
+    let out = &run.stdout;
+    assert!(
+        out.contains("interrupted       a `patch` change (call call_9)"),
+        "{out}"
+    );
+    assert!(out.contains("restored: a.txt"), "{out}");
+    assert_eq!(oy.read("a.txt"), "old a\n");
+    assert_eq!(oy.read("b.txt"), "old b\n");
+    let again = oy.run_clean(
+        &["doctor", "--model", "alpha"],
+        &[
+            ("OPENAI_BASE_URL", &base),
+            ("OPENAI_API_KEY", "sk-abcdefgh"),
+        ],
+    );
+    assert!(
+        again.stdout.contains("interrupted       none"),
+        "{}",
+        again.stdout
+    );
 }
