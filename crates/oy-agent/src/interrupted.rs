@@ -102,12 +102,13 @@ pub(crate) fn note_for(effects: &[LedgerEntry]) -> ContextNote {
         "The previous run of this session stopped during a turn that is not in this conversation (oy was killed or crashed). These tool calls had started in it:\n",
     );
     for entry in effects.iter().take(NOTE_CALLS) {
-        let outcome = match entry.succeeded {
-            Some(true) => "succeeded",
-            Some(false) => "failed",
-            None => "outcome unknown: it may or may not have acted",
+        let outcome = outcome(entry);
+        let unknown = if entry.succeeded.is_none() {
+            ": it may or may not have acted"
+        } else {
+            ""
         };
-        text.push_str(&format!("- {} ({outcome})\n", entry.tool));
+        text.push_str(&format!("- {} ({outcome}{unknown})\n", entry.tool));
     }
     if effects.len() > NOTE_CALLS {
         text.push_str(&format!("- and {} more\n", effects.len() - NOTE_CALLS));
@@ -116,6 +117,34 @@ pub(crate) fn note_for(effects: &[LedgerEntry]) -> ContextNote {
         "Files may hold changes from them. Look at the workspace before relying on what you remember of it.",
     );
     ContextNote::new("interrupted", text)
+}
+
+/// How a recorded call ended, in a word or two.
+fn outcome(entry: &LedgerEntry) -> &'static str {
+    match entry.succeeded {
+        Some(true) => "succeeded",
+        Some(false) => "failed",
+        None => "outcome unknown",
+    }
+}
+
+/// One line for people about a resumed session's cut-off turn (the
+/// `interrupted_turn` event's `effects`).
+pub fn interrupted_turn_message(effects: &[LedgerEntry]) -> String {
+    const SHOWN: usize = 8;
+    let calls: Vec<String> = effects
+        .iter()
+        .take(SHOWN)
+        .map(|entry| format!("{} ({})", entry.tool, outcome(entry)))
+        .collect();
+    let more = match effects.len().saturating_sub(SHOWN) {
+        0 => String::new(),
+        more => format!(" and {more} more"),
+    };
+    format!(
+        "the last run of this session was stopped during a turn that was not saved, after these tool calls: {}{more}; files may hold their changes (the model is told)",
+        calls.join(", ")
+    )
 }
 
 impl Agent {

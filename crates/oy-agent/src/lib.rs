@@ -48,6 +48,7 @@ pub use events::{
 };
 pub use init::INIT_PROMPT;
 pub use instructions::{AGENTS_MD_CAP, instructions, read_agents_md};
+pub use interrupted::interrupted_turn_message;
 pub use mentions::{
     Completion, CompletionCandidate, Mention, MentionError, attach_mentions, complete_mention,
     find_mentions,

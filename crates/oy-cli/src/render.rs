@@ -146,7 +146,7 @@ impl AgentEventSink for Renderer {
                     let _ = writeln!(stderr, "oy: warning: {}", terminal_safe(&change.message()));
                 } else if let AgentEvent::InterruptedTurn { effects } = event {
                     let mut stderr = std::io::stderr().lock();
-                    let said = interrupted_turn(effects);
+                    let said = oy_agent::interrupted_turn_message(effects);
                     let _ = writeln!(stderr, "oy: warning: {}", terminal_safe(&said));
                 } else if let AgentEvent::TurnFinished {
                     stop,
@@ -221,32 +221,6 @@ pub(crate) fn announce_sandbox(config: &crate::Config) {
     } else {
         eprintln!("oy: warning: {}", terminal_safe(&warning));
     }
-}
-
-/// One line for people about a resumed session's cut-off turn.
-pub(crate) fn interrupted_turn(effects: &[oy_tools::LedgerEntry]) -> String {
-    let calls: Vec<String> = effects
-        .iter()
-        .take(8)
-        .map(|entry| {
-            let outcome = match entry.succeeded {
-                Some(true) => "succeeded",
-                Some(false) => "failed",
-                None => "outcome unknown",
-            };
-            format!("{} ({outcome})", entry.tool)
-        })
-        .collect();
-    let more = effects.len().saturating_sub(calls.len());
-    let more = if more > 0 {
-        format!(" and {more} more")
-    } else {
-        String::new()
-    };
-    format!(
-        "the last run of this session was stopped during a turn that was not saved, after these tool calls: {}{more}; files may hold their changes (the model is told)",
-        calls.join(", ")
-    )
 }
 
 #[cfg(test)]

@@ -255,7 +255,7 @@ impl Human {
                 self.settle();
                 self.note(&style.yellow(&format!(
                     "oy: warning: {}",
-                    terminal_safe(&crate::render::interrupted_turn(effects))
+                    terminal_safe(&oy_agent::interrupted_turn_message(effects))
                 )));
             }
             AgentEvent::InterruptedChange(change) => {

@@ -101,16 +101,8 @@ fn two_sessions_saved_at_once_are_both_kept_and_load() {
     let runs: Vec<_> = ["first", "second"]
         .into_iter()
         .map(|prompt| {
-            let mut cmd = mock_model::oy_command(&oy, &mock);
-            cmd.args([
-                "run",
-                "--model",
-                "mock-model",
-                "--wire-api",
-                mock.wire.flag(),
-                "--json",
-                prompt,
-            ]);
+            let mut cmd = mock_model::run_command(&oy, &mock);
+            cmd.args(["--json", prompt]);
             std::thread::spawn(move || cmd.output().unwrap())
         })
         .collect();

@@ -256,16 +256,8 @@ fn a_session_save_killed_at_any_moment_leaves_sessions_that_load() {
         (0..trials * 3 + 8).map(|_| text("ok")).collect(),
     );
     let run = || {
-        let mut cmd = mock_model::oy_command(&oy, &mock);
-        cmd.args([
-            "run",
-            "--model",
-            "mock-model",
-            "--wire-api",
-            mock.wire.flag(),
-            "--json",
-            "hello",
-        ]);
+        let mut cmd = mock_model::run_command(&oy, &mock);
+        cmd.args(["--json", "hello"]);
         cmd
     };
     let took = timed(run());

@@ -801,8 +801,8 @@ pub fn run(oy: &Oy, mock: &MockModel, args: &[&str]) -> Ran {
     run_with_stdin(oy, mock, args, None)
 }
 
-/// As [`run`], with `stdin` piped in (closed when `None`).
-pub fn run_with_stdin(oy: &Oy, mock: &MockModel, args: &[&str], stdin: Option<&str>) -> Ran {
+/// `oy run --model mock-model --wire-api W`, to add arguments to.
+pub fn run_command(oy: &Oy, mock: &MockModel) -> Command {
     let mut cmd = oy_command(oy, mock);
     cmd.args([
         "run",
@@ -810,8 +810,14 @@ pub fn run_with_stdin(oy: &Oy, mock: &MockModel, args: &[&str], stdin: Option<&s
         "mock-model",
         "--wire-api",
         mock.wire.flag(),
-    ])
-    .args(args);
+    ]);
+    cmd
+}
+
+/// As [`run`], with `stdin` piped in (closed when `None`).
+pub fn run_with_stdin(oy: &Oy, mock: &MockModel, args: &[&str], stdin: Option<&str>) -> Ran {
+    let mut cmd = run_command(oy, mock);
+    cmd.args(args);
     let output = crate::support::output_with_stdin(&mut cmd, stdin);
     Ran {
         code: output.status.code().unwrap_or(-1),

@@ -143,12 +143,16 @@ impl ChangeJournal {
         let mut names: Vec<String> = entries
             .filter_map(|entry| entry.ok()?.file_name().into_string().ok())
             .collect();
-        if !names.iter().any(|name| name.ends_with(RECORD_SUFFIX)) {
-            names.iter().for_each(|name| {
-                if name.starts_with('.') && name.ends_with(".tmp") {
-                    remove_stale_temporary(&self.dir.join(name), name);
-                }
-            });
+        // Records that were being written when their process died: no
+        // lock needed, each is checked on its own.
+        names.retain(|name| {
+            let temporary = name.starts_with('.') && name.ends_with(".tmp");
+            if temporary {
+                remove_stale_temporary(&self.dir.join(name), name);
+            }
+            name.ends_with(RECORD_SUFFIX)
+        });
+        if names.is_empty() {
             return Vec::new();
         }
         // No change of this workspace lands while recovery runs, and two
@@ -160,18 +164,10 @@ impl ChangeJournal {
         // Newest first, as undo goes: a later change was made on top of
         // an earlier one's result (the name is `PID-NANOS`).
         names.sort_by_key(|name| std::cmp::Reverse(started_at(name)));
-        let mut recovered = Vec::new();
-        for name in names {
-            let path = self.dir.join(&name);
-            if name.starts_with('.') && name.ends_with(".tmp") {
-                remove_stale_temporary(&path, &name);
-            } else if name.ends_with(RECORD_SUFFIX)
-                && let Some(done) = recover_record(ws, &path)
-            {
-                recovered.push(done);
-            }
-        }
-        recovered
+        names
+            .iter()
+            .filter_map(|name| recover_record(ws, &self.dir.join(name)))
+            .collect()
     }
 }
 

@@ -31,7 +31,7 @@ pub(crate) fn guarded_ways(
                 {
                     Ok(rustix::fs::FileType::Directory) => pins.push(at.clone()),
                     Ok(rustix::fs::FileType::Symlink) => {
-                        if let Some(target) = read_link(&at) {
+                        if let Some(target) = super::git_dirs::read_link(&at) {
                             links.push((at.clone(), target));
                         }
                         break;
@@ -78,14 +78,6 @@ fn canonical(path: &Path) -> Option<PathBuf> {
 fn is_directory(path: &Path) -> bool {
     rustix::fs::lstat(path).is_ok_and(|stat| {
         rustix::fs::FileType::from_raw_mode(stat.st_mode) == rustix::fs::FileType::Directory
-    })
-}
-
-fn read_link(path: &Path) -> Option<PathBuf> {
-    rustix::fs::readlink(path, Vec::new()).ok().map(|target| {
-        PathBuf::from(
-            <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(target.into_bytes()),
-        )
     })
 }
 

@@ -303,7 +303,7 @@ fn kind(path: &Path) -> Option<std::fs::FileType> {
         .map(|meta| meta.file_type())
 }
 
-fn read_link(path: &Path) -> Option<PathBuf> {
+pub(crate) fn read_link(path: &Path) -> Option<PathBuf> {
     rustix::fs::readlink(path, Vec::new()).ok().map(|target| {
         PathBuf::from(
             <std::ffi::OsString as std::os::unix::ffi::OsStringExt>::from_vec(target.into_bytes()),
