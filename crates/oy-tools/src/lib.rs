@@ -79,7 +79,7 @@ pub use redact::{Redacted, redact_secrets};
 pub use registry::{Registry, Tool, ToolSource};
 pub use sandbox::{Sandbox, SandboxInputs, SandboxSetting};
 pub use session_allow::{SessionGrant, SessionScope};
-pub use spec::{Effect, ToolSpec, compact_schema};
+pub use spec::{Effect, LazySpec, ToolSpec, compact_schema};
 pub use state::{TodoItem, TodoStatus, ToolState, content_digest};
 pub use tools::default_registry;
 pub use trust::{

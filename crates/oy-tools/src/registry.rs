@@ -26,6 +26,17 @@ pub trait Tool: Send + Sync {
     /// Name, description, schema and effect.
     fn spec(&self) -> &ToolSpec;
 
+    /// The name the model calls it by; built-in tools answer without
+    /// generating their schema ([`crate::LazySpec`]).
+    fn name(&self) -> &str {
+        &self.spec().name
+    }
+
+    /// The strongest side effect it can have, likewise.
+    fn effect(&self) -> Effect {
+        self.spec().effect
+    }
+
     /// A minimal valid arguments object, shown in argument errors.
     fn example(&self) -> &str;
 
@@ -58,11 +69,7 @@ pub struct Registry {
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_list()
-            .entries(
-                self.current()
-                    .iter()
-                    .map(|tool| tool.spec().name.to_string()),
-            )
+            .entries(self.current().iter().map(|tool| tool.name().to_owned()))
             .finish()
     }
 }
@@ -111,7 +118,7 @@ impl Registry {
     pub fn names(&self) -> std::collections::BTreeSet<String> {
         self.tools
             .iter()
-            .map(|tool| tool.spec().name.to_string())
+            .map(|tool| tool.name().to_owned())
             .collect()
     }
 
@@ -128,21 +135,20 @@ impl Registry {
         let policy = ctx.policy();
         self.current()
             .iter()
-            .map(|tool| tool.spec())
-            .filter(|spec| policy.offers(spec.effect))
-            .cloned()
+            .filter(|tool| policy.offers(tool.effect()))
+            .map(|tool| tool.spec().clone())
             .collect()
     }
 
     /// The tool named `name`, if any.
     pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
-        if let Some(tool) = self.tools.iter().find(|tool| tool.spec().name == name) {
+        if let Some(tool) = self.tools.iter().find(|tool| tool.name() == name) {
             return Some(Arc::clone(tool));
         }
         self.sources
             .iter()
             .flat_map(|source| source.tools())
-            .find(|tool| tool.spec().name == name)
+            .find(|tool| tool.name() == name)
     }
 
     /// Runs a call whose arguments arrive as raw text (as a model sends
@@ -204,14 +210,14 @@ impl Registry {
         args: &Value,
     ) -> Result<ToolOutput, ToolError> {
         let tool = self.lookup(ctx, name)?;
-        if tool.spec().effect != Effect::Read {
+        if tool.effect() != Effect::Read {
             return Err(ToolError::NotOffered {
                 tool: name.to_owned(),
                 reason: "only tools that read run without the model asking".to_owned(),
                 hint: String::new(),
             });
         }
-        let call = ctx.begin_call(call_id, &tool.spec().name, args);
+        let call = ctx.begin_call(call_id, tool.name(), args);
         let output = tool.run(&call, args)?;
         Ok(capped(ctx, output))
     }
@@ -228,7 +234,7 @@ impl Registry {
     ) -> ToolOutput {
         let sandbox = self
             .get(name)
-            .filter(|tool| tool.spec().effect == Effect::Process)
+            .filter(|tool| tool.effect() == Effect::Process)
             .map(|_| ctx.sandbox_note());
         ctx.emit(&ToolEvent::ToolCallStarted(ToolCallStarted {
             call_id: call_id.to_owned(),
@@ -264,7 +270,7 @@ impl Registry {
             name: name.to_owned(),
             available: offered(),
         })?;
-        let effect = tool.spec().effect;
+        let effect = tool.effect();
         if !ctx.policy().offers(effect) {
             return Err(ToolError::NotOffered {
                 tool: name.to_owned(),
@@ -282,7 +288,7 @@ impl Registry {
     /// Runs a looked-up tool and caps what the model will see; the
     /// callers report the call.
     fn run(&self, ctx: &ToolContext, call_id: &str, tool: &dyn Tool, args: &Value) -> ToolOutput {
-        let call = ctx.begin_call(call_id, &tool.spec().name, args);
+        let call = ctx.begin_call(call_id, tool.name(), args);
         let mut output = match tool.run(&call, args) {
             Ok(output) => output,
             Err(error) => ToolOutput::error(&error),

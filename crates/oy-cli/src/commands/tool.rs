@@ -31,7 +31,7 @@ pub(crate) fn run(config: &Config, args: &ToolArgs) -> Result<Exit> {
         }
         None => None,
     };
-    let effect = registry.get(&args.name).map(|tool| tool.spec().effect);
+    let effect = registry.get(&args.name).map(|tool| tool.effect());
     let cancel = CancelToken::new();
     let mut ctx = ToolContext::new(Arc::new(workspace), config.settings.policy)
         .with_child_env(config.child_env.clone())

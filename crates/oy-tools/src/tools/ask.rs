@@ -9,7 +9,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Arguments of `ask`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -20,14 +20,14 @@ struct AskArgs {
 
 /// The `ask` tool.
 pub struct AskTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl AskTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<AskArgs>(
+            spec: LazySpec::new::<AskArgs>(
                 "ask",
                 "Ask the user a question. Only for genuine ambiguity you cannot resolve by reading.",
                 Effect::AskUser,
@@ -44,7 +44,15 @@ impl Default for AskTool {
 
 impl Tool for AskTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

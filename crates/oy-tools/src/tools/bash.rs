@@ -17,7 +17,7 @@ use crate::process::{spawn_error, working_dir};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Default and largest timeout.
 const DEFAULT_TIMEOUT_MS: u64 = 60_000;
@@ -42,14 +42,14 @@ fn default_timeout_ms() -> u64 {
 
 /// The `bash` tool.
 pub struct BashTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl BashTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<BashArgs>(
+            spec: LazySpec::new::<BashArgs>(
                 "bash",
                 "Run `bash -c COMMAND` in the workspace, stdin closed. Returns the exit code, then stdout and stderr (each capped head+tail); a timeout kills the process group (exit 124).",
                 Effect::Process,
@@ -66,7 +66,15 @@ impl Default for BashTool {
 
 impl Tool for BashTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

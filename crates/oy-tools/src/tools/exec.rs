@@ -18,7 +18,7 @@ use crate::process::{self, Ending, Spawn, spawn_error, working_dir};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Default and largest timeout.
 const DEFAULT_TIMEOUT_SEC: u64 = 60;
@@ -62,14 +62,14 @@ struct ExecResult<'a> {
 
 /// The `exec` tool.
 pub struct ExecTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl ExecTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<ExecArgs>(
+            spec: LazySpec::new::<ExecArgs>(
                 "exec",
                 "Run a program argv-only (no shell) in the workspace. Returns one JSON line {exitCode,stdout,stderr,durationMs}, streams capped head+tail; a timeout kills the process group (exitCode 124).",
                 Effect::Process,
@@ -86,7 +86,15 @@ impl Default for ExecTool {
 
 impl Tool for ExecTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

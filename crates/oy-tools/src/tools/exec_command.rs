@@ -16,7 +16,7 @@ use crate::pty::{self, Collected, Ended, Ending};
 use crate::registry::Tool;
 use crate::sandbox::Launch;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Arguments of `exec_command`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -44,14 +44,14 @@ pub(crate) fn default_output_tokens() -> u64 {
 
 /// The `exec_command` tool.
 pub struct ExecCommandTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl ExecCommandTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<ExecCommandArgs>(
+            spec: LazySpec::new::<ExecCommandArgs>(
                 "exec_command",
                 "Start `bash -c CMD` on a new terminal (interactive or long-running programs). Returns its session id for write_stdin and the output so far.",
                 Effect::Process,
@@ -68,7 +68,15 @@ impl Default for ExecCommandTool {
 
 impl Tool for ExecCommandTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -13,7 +13,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// A listing never walks more entries than this.
 const MAX_WALKED: usize = 200_000;
@@ -38,14 +38,14 @@ struct ListArgs {
 
 /// The `list` tool.
 pub struct ListTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl ListTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<ListArgs>(
+            spec: LazySpec::new::<ListArgs>(
                 "list",
                 "List paths breadth-first, sorted; dirs end in /, symlinks @, executables *. Honours .gitignore. Use first.",
                 Effect::Read,
@@ -62,7 +62,15 @@ impl Default for ListTool {
 
 impl Tool for ListTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -12,7 +12,7 @@ use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Arguments of `move`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -27,14 +27,14 @@ struct MoveArgs {
 
 /// The `move` tool.
 pub struct MoveTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl MoveTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<MoveArgs>(
+            spec: LazySpec::new::<MoveArgs>(
                 "move",
                 "Move or rename a file or directory (missing parent dirs are created).",
                 Effect::WorkspaceWrite,
@@ -51,7 +51,15 @@ impl Default for MoveTool {
 
 impl Tool for MoveTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -25,7 +25,7 @@ use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
 
@@ -42,14 +42,14 @@ struct PatchArgs {
 
 /// The `patch` tool.
 pub struct PatchTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl PatchTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<PatchArgs>(
+            spec: LazySpec::new::<PatchArgs>(
                 "patch",
                 "Apply a unified diff or a *** Begin Patch envelope (Add/Update/Delete/Move). All hunks must match exactly; all-or-nothing.",
                 Effect::WorkspaceWrite,
@@ -66,7 +66,15 @@ impl Default for PatchTool {
 
 impl Tool for PatchTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -12,7 +12,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::state::{ContentDigest, content_digest};
 
 /// Lines longer than this many characters are cut with a marker.
@@ -48,14 +48,14 @@ struct ReadArgs {
 
 /// The `read` tool.
 pub struct ReadTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl ReadTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<ReadArgs>(
+            spec: LazySpec::new::<ReadArgs>(
                 "read",
                 "Read a UTF-8 file's numbered lines (line<TAB>text). Exact existing path only.",
                 Effect::Read,
@@ -72,7 +72,15 @@ impl Default for ReadTool {
 
 impl Tool for ReadTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

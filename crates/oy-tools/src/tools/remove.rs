@@ -13,7 +13,7 @@ use crate::error::ToolError;
 use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
 
 /// Arguments of `remove`.
@@ -28,14 +28,14 @@ struct RemoveArgs {
 
 /// The `remove` tool.
 pub struct RemoveTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl RemoveTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<RemoveArgs>(
+            spec: LazySpec::new::<RemoveArgs>(
                 "remove",
                 "Delete a file, symlink (not its target) or directory. Never the root.",
                 Effect::WorkspaceWrite,
@@ -52,7 +52,15 @@ impl Default for RemoveTool {
 
 impl Tool for RemoveTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

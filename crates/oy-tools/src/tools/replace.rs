@@ -12,7 +12,7 @@ use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::state::content_digest;
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
@@ -35,14 +35,14 @@ struct ReplaceArgs {
 
 /// The `replace` tool.
 pub struct ReplaceTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl ReplaceTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<ReplaceArgs>(
+            spec: LazySpec::new::<ReplaceArgs>(
                 "replace",
                 "Replace exact text in a file you have read this session. `old` must match once unless replace_all.",
                 Effect::WorkspaceWrite,
@@ -59,7 +59,15 @@ impl Default for ReplaceTool {
 
 impl Tool for ReplaceTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -31,7 +31,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Files above this size are skipped (generated or data, not source).
 const MAX_FILE_BYTES: u64 = 4 * 1024 * 1024;
@@ -67,14 +67,14 @@ impl Tally {
 
 /// The `sloc` tool.
 pub struct SlocTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl SlocTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<SlocArgs>(
+            spec: LazySpec::new::<SlocArgs>(
                 "sloc",
                 "Count lines of code, comments and blanks per language (tokei).",
                 Effect::Read,
@@ -122,7 +122,15 @@ impl Counter<'_> {
 
 impl Tool for SlocTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -12,7 +12,7 @@ use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::state::{TodoItem, TodoStatus};
 use crate::tools::seen::Seen;
 
@@ -30,14 +30,14 @@ struct TodoArgs {
 
 /// The `todo` tool.
 pub struct TodoTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl TodoTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<TodoArgs>(
+            spec: LazySpec::new::<TodoArgs>(
                 "todo",
                 "Set (items) or show the session plan. persist=true also writes TODO.md.",
                 Effect::Read,
@@ -54,7 +54,15 @@ impl Default for TodoTool {
 
 impl Tool for TodoTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -34,7 +34,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 use fetch::{Client, FetchError, Fetched, Headers, MAX_REDIRECTS};
 use render::Rendered;
@@ -98,7 +98,7 @@ struct Scrape<'a> {
 
 /// The `webfetch` tool.
 pub struct WebFetchTool {
-    spec: ToolSpec,
+    spec: LazySpec,
     resolver: Arc<dyn Resolve>,
     guard: Guard,
     timeout: Duration,
@@ -115,7 +115,7 @@ impl WebFetchTool {
     /// returns is still checked; it cannot make a private address public.
     pub fn with_resolver(resolver: Arc<dyn Resolve>) -> Self {
         Self {
-            spec: ToolSpec::new::<WebFetchArgs>(
+            spec: LazySpec::new::<WebFetchArgs>(
                 "webfetch",
                 "Fetch a public http(s) page as JSON {url,status,content,links}; local and private addresses are refused.",
                 Effect::Network,
@@ -157,7 +157,15 @@ impl Default for WebFetchTool {
 
 impl Tool for WebFetchTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -13,7 +13,7 @@ use crate::output::{ChangeSummary, ToolOutput};
 use crate::protected::{Change, shown_with_target, with_reason};
 use crate::registry::Tool;
 use crate::session_allow::Subject;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::tools::read::EDITABLE_BYTES;
 use crate::tools::seen::Seen;
 
@@ -30,14 +30,14 @@ struct WriteArgs {
 
 /// The `write` tool.
 pub struct WriteTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl WriteTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<WriteArgs>(
+            spec: LazySpec::new::<WriteArgs>(
                 "write",
                 "Create or overwrite a file atomically (parent dirs created), or append. Prefer replace/patch for edits.",
                 Effect::WorkspaceWrite,
@@ -54,7 +54,15 @@ impl Default for WriteTool {
 
 impl Tool for WriteTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {

@@ -12,7 +12,7 @@ use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::pty::{self, SendError};
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 use crate::tools::exec_command::{default_output_tokens, default_yield_ms, render};
 
 /// Arguments of `write_stdin`.
@@ -32,14 +32,14 @@ struct WriteStdinArgs {
 
 /// The `write_stdin` tool.
 pub struct WriteStdinTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl WriteStdinTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<WriteStdinArgs>(
+            spec: LazySpec::new::<WriteStdinArgs>(
                 "write_stdin",
                 "Type into an exec_command session (\"\\u0003\" Ctrl-C, \"\\u0004\" EOF, \"\" just reads); returns new output. A session closes when its process exits.",
                 Effect::Process,
@@ -56,7 +56,15 @@ impl Default for WriteStdinTool {
 
 impl Tool for WriteStdinTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {
