@@ -11,6 +11,7 @@
 //!                                          files and forward.diff); print the
 //!                                          number of files it changes
 //! search_tree ROOT PATTERN [--literal]     search ROOT (every match, up to 10,000)
+//! search_tree ROOT PATTERN --count         matching lines per file (`rg -c`)
 //! search_tree ROOT --files                 list every path under ROOT
 //! search_tree ROOT --glob GLOB             list the paths under ROOT matching GLOB
 //! search_tree ROOT --sloc                  count lines of code under ROOT
@@ -33,7 +34,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use oy_boundary::Workspace;
-use oy_tools::{ChangeJournal, Limit, Mode, Policy, ToolContext, default_registry};
+use oy_tools::{ChangeJournal, Limit, Mode, Policy, ToolContext, ToolState, default_registry};
 use serde_json::json;
 
 fn main() -> ExitCode {
@@ -74,13 +75,18 @@ fn main() -> ExitCode {
             .map_err(|e| format!("cannot read {diff}: {e}"))
             .and_then(|patch| run(root, "patch", json!({ "patch": patch }))),
         [root, pattern] => run(root, "search", json!({"pattern": pattern, "limit": 10_000})),
+        [root, pattern, "--count"] => run(
+            root,
+            "search",
+            json!({"pattern": pattern, "count": true, "limit": 10_000}),
+        ),
         [root, pattern, "--literal"] => run(
             root,
             "search",
             json!({"pattern": pattern, "literal": true, "limit": 10_000}),
         ),
         _ => Err(
-            "usage: search_tree --tree | --patch-case DIR | ROOT PATTERN [--literal] | ROOT --files \
+            "usage: search_tree --tree | --patch-case DIR | ROOT PATTERN [--literal|--count] | ROOT --files \
              | ROOT --glob GLOB | ROOT --glob-default GLOB | ROOT --sloc | ROOT --read PATH OFFSET LIMIT | ROOT --patch DIFF"
                 .to_owned(),
         ),
@@ -107,8 +113,10 @@ fn run(root: &str, tool: &str, args: serde_json::Value) -> Result<String, String
     } else {
         Mode::Plan
     };
+    // As `oy tool` without `--session`: no read records are kept.
     let mut ctx = ToolContext::new(Arc::new(ws), Policy::new(mode, false))
-        .with_output_limit(Limit::bytes(usize::MAX));
+        .with_output_limit(Limit::bytes(usize::MAX))
+        .with_state(ToolState::one_shot());
     // As `oy tool patch` does: a change of several files is journalled
     // first (docs/crash-safety.md), so the benchmark pays what users pay.
     // `SEARCH_TREE_NO_JOURNAL=1` measures without, for comparison.

@@ -1,8 +1,9 @@
 //! `cargo xtask bench tools`: the tool primitives against the best
 //! single-purpose tool for each, whole process against whole process, on
-//! the same generated tree in the same run: `search` against `rg`, `list`
-//! against `rg --files` (with and without a glob), `sloc` against `tokei`,
-//! a 200-line `read` against `sed -n`, and a 199-file `patch` against
+//! the same generated tree in the same run: `search` against `rg` (its
+//! count mode against `rg -c`), `list` against `rg --files` (with and
+//! without a glob), `sloc` against `tokei`, a 200-line `read` against
+//! `sed -n`, and a 199-file `patch` against
 //! `git apply` (on the temp dir's filesystem and, where there is one, on
 //! tmpfs). An anchor that is not installed skips its rows and says so.
 //!
@@ -107,6 +108,14 @@ pub(crate) fn bench_tools(example: &Path, quick: bool) -> Result<Section> {
             reset: None,
         });
         cases.push(Case {
+            name: "search count".to_owned(),
+            goal: 1.2,
+            oy: oy(&[".", &tree.regex, "--count"]),
+            anchor_name: "rg -c",
+            anchor: anchor("rg", &["--no-config", "-c", &tree.regex], &tree.root),
+            reset: None,
+        });
+        cases.push(Case {
             name: "list all files".to_owned(),
             goal: 1.1,
             oy: oy(&[".", "--files"]),
@@ -127,6 +136,7 @@ pub(crate) fn bench_tools(example: &Path, quick: bool) -> Result<Section> {
         for name in [
             "search literal",
             "search regex",
+            "search count",
             "list all files",
             "list with a glob",
         ] {

@@ -73,7 +73,12 @@ fn markdown(specs: &[ToolSpec]) -> String {
          per schema, `properties` with `additionalProperties: false`, `required`, `items`, \
          `enum`, `default`, `minimum`, `maximum` and `description` — no `oneOf`/`anyOf`/`allOf`, \
          `$ref`, `const`, `format` or type lists. A Rust enum whose variants have docs becomes \
-         an `enum` with the docs in its description. A test over the registry keeps it so.\n",
+         an `enum` with the docs in its description. A test over the registry keeps it so.\n\n\
+         ## Arguments left out of the schemas\n\n\
+         Every byte of a schema is sent again on every turn, so an argument only people need is \
+         accepted but not shown to the model: `search` takes `\"count\": true` to print each \
+         matching file's number of matching lines (`path:N`, sorted, as `rg -c`), with `limit` \
+         counting files (`oy tool search '{\"pattern\":\"TODO\",\"count\":true}'`).\n",
     );
     for spec in specs {
         let _ = write!(

@@ -38,7 +38,7 @@ use crate::context::Invocation;
 use crate::error::ToolError;
 use crate::output::ToolOutput;
 use crate::registry::Tool;
-use crate::spec::{Effect, ToolSpec};
+use crate::spec::{Effect, LazySpec, ToolSpec};
 
 /// Lines longer than this many characters are cut with a marker.
 const MAX_LINE_CHARS: usize = 300;
@@ -69,18 +69,25 @@ struct SearchArgs {
     case_sensitive: bool,
     #[serde(default = "count::<200>")]
     limit: usize,
+    /// Count matching lines per file (`path:N`, as `rg -c`) instead of
+    /// printing them; `limit` then counts files. Left out of the schema,
+    /// so it costs the model no bytes: it is for `oy tool` and benchmarks
+    /// (docs/tools.md, "Arguments left out of the schemas").
+    #[serde(default)]
+    #[schemars(skip)]
+    count: bool,
 }
 
 /// The `search` tool.
 pub struct SearchTool {
-    spec: ToolSpec,
+    spec: LazySpec,
 }
 
 impl SearchTool {
     /// Builds the tool.
     pub fn new() -> Self {
         Self {
-            spec: ToolSpec::new::<SearchArgs>(
+            spec: LazySpec::new::<SearchArgs>(
                 "search",
                 "Search file contents with a regex (or literal); prints file:line:text. Honours .gitignore.",
                 Effect::Read,
@@ -97,7 +104,15 @@ impl Default for SearchTool {
 
 impl Tool for SearchTool {
     fn spec(&self) -> &ToolSpec {
-        &self.spec
+        self.spec.get()
+    }
+
+    fn name(&self) -> &str {
+        self.spec.name()
+    }
+
+    fn effect(&self) -> Effect {
+        self.spec.effect()
     }
 
     fn example(&self) -> &'static str {
@@ -128,7 +143,7 @@ impl Tool for SearchTool {
         let walk = ws.walk_parallel(&options, |entry| {
             if entry.kind == FileKind::File {
                 if included(include.as_ref(), &start, &entry) {
-                    search_entry(ws, &matcher, &hits, &failed, entry);
+                    search_entry(ws, &matcher, &hits, &failed, args.count, entry);
                 }
             } else if entry.depth == 0 {
                 *special_start.lock().unwrap_or_else(PoisonError::into_inner) = Some(entry.kind);
@@ -150,17 +165,21 @@ impl Tool for SearchTool {
         for hit in &hits {
             out.push_str(&crate::shown::shown_name(&hit.path.to_text()));
             out.push(':');
+            // In count mode a file's one hit carries its count as its line.
             out.push_str(&hit.line.to_string());
-            out.push(':');
-            out.push_str(&hit.text);
+            if !args.count {
+                out.push(':');
+                out.push_str(&hit.text);
+            }
             out.push('\n');
         }
         if out.is_empty() {
             out.push_str("(no matches)\n");
         }
         if more {
+            let what = if args.count { "files" } else { "matches" };
             out.push_str(&format!(
-                "[limit of {limit} matches reached; narrow the pattern or path]\n"
+                "[limit of {limit} {what} reached; narrow the pattern or path]\n"
             ));
         }
         let failed = failed.load(Ordering::Relaxed) + walk.unreadable;
@@ -261,12 +280,15 @@ fn new_searcher() -> Searcher {
         .build()
 }
 
-/// Searches one walked file and merges its matches into `hits`.
+/// Searches one walked file and merges its matches into `hits` (with
+/// `count`, one hit for the file whose line is its number of matching
+/// lines).
 fn search_entry(
     ws: &Workspace,
     matcher: &RegexMatcher,
     hits: &Hits,
     failed: &AtomicUsize,
+    count: bool,
     entry: WalkEntry,
 ) {
     if !hits.could_contribute(&entry.path) {
@@ -281,6 +303,7 @@ fn search_entry(
         matcher,
         max: hits.keep,
         lines: Vec::new(),
+        counted: count.then_some(0),
         binary: false,
     };
     let result = SEARCHER.with(|cell| match cell.try_borrow_mut() {
@@ -291,10 +314,15 @@ fn search_entry(
         failed.fetch_add(1, Ordering::Relaxed);
         return;
     }
-    if sink.binary || sink.lines.is_empty() {
+    let lines = match sink.counted {
+        Some(0) => return,
+        Some(counted) => vec![(counted, String::new())],
+        None => sink.lines,
+    };
+    if sink.binary || lines.is_empty() {
         return;
     }
-    hits.merge(Arc::new(entry.path), sink.lines);
+    hits.merge(Arc::new(entry.path), lines);
 }
 
 /// Collects one file's matching lines, already cut for display.
@@ -302,6 +330,8 @@ struct FileSink<'a> {
     matcher: &'a RegexMatcher,
     max: usize,
     lines: Vec<(u64, String)>,
+    /// In count mode, the matching lines so far (nothing is kept).
+    counted: Option<u64>,
     binary: bool,
 }
 
@@ -309,6 +339,10 @@ impl Sink for FileSink<'_> {
     type Error = io::Error;
 
     fn matched(&mut self, _searcher: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, io::Error> {
+        if let Some(counted) = &mut self.counted {
+            *counted += 1;
+            return Ok(true);
+        }
         let number = mat.line_number().unwrap_or(0);
         let text = display_line(self.matcher, mat.bytes());
         self.lines.push((number, text));

@@ -196,6 +196,80 @@ fn binary_files_are_skipped() {
 }
 
 #[test]
+fn count_mode_prints_matching_lines_per_file_as_rg_c_does() {
+    let env = Env::new(Mode::Plan);
+    // Two matches on one line count once, as `rg -c` counts lines.
+    env.file(
+        "b.txt", "k k
+x
+k
+",
+    );
+    env.file(
+        "a/z.txt", "k
+",
+    );
+    env.file(
+        "a.txt", "none
+",
+    );
+    env.file("late.bin", &format!("k\n{}\0", "pad\n".repeat(20_000)));
+    env.file("src/lib.rs", "k\nk\nk\n");
+    let text = search(&env, json!({"pattern": "k", "count": true}));
+    assert_eq!(text, "a/z.txt:1\nb.txt:2\nsrc/lib.rs:3\n");
+    let text = search(
+        &env,
+        json!({"pattern": "k", "count": true, "include": ["*.rs"]}),
+    );
+    assert_eq!(text, "src/lib.rs:3\n");
+    let text = search(&env, json!({"pattern": "absent", "count": true}));
+    assert_eq!(text, "(no matches)\n");
+}
+
+#[test]
+fn count_mode_limit_counts_files_and_says_when_more_exist() {
+    let env = Env::new(Mode::Plan);
+    for file in 0..30 {
+        // Many matching lines per file: the count is never cut at the limit.
+        env.file(&format!("f{file:02}.txt"), &"hit\n".repeat(50));
+    }
+    for _ in 0..3 {
+        let out = env.call(
+            "search",
+            json!({"pattern": "hit", "count": true, "limit": 4}),
+        );
+        assert!(out.ok && out.truncated, "{}", out.text);
+        assert_eq!(
+            out.text,
+            "f00.txt:50\nf01.txt:50\nf02.txt:50\nf03.txt:50\n\
+             [limit of 4 files reached; narrow the pattern or path]\n"
+        );
+    }
+    let out = env.call(
+        "search",
+        json!({"pattern": "hit", "count": true, "limit": 30}),
+    );
+    assert!(out.ok && !out.truncated, "{}", out.text);
+    assert_eq!(out.text.lines().count(), 30, "{}", out.text);
+}
+
+#[test]
+fn count_is_accepted_but_costs_the_model_no_schema_bytes() {
+    let env = Env::new(Mode::Plan);
+    let spec = env
+        .registry
+        .all_specs()
+        .into_iter()
+        .find(|spec| spec.name == "search")
+        .expect("search is registered");
+    let schema = spec.parameters.to_string();
+    assert!(!schema.contains("count"), "{schema}");
+    // Still strict about names it does not know.
+    let out = env.call("search", json!({"pattern": "k", "counts": true}));
+    assert_tool_error(&out, "counts");
+}
+
+#[test]
 fn non_utf8_content_is_shown_lossily() {
     let env = Env::new(Mode::Plan);
     std::fs::write(env.root.join("latin1.txt"), b"caf\xe9 needle\r\nnext\n").unwrap();
