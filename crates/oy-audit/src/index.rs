@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use regex::{Regex, RegexSet};
 use serde::Serialize;
@@ -351,42 +352,59 @@ static SCANNER: LazyLock<Option<Scanner>> = LazyLock::new(|| {
     })
 });
 
+/// Files per unit of work the scanning threads take from a shared counter:
+/// large enough that taking one is rare, small enough that one thread
+/// handed the few huge files of a tree does not finish alone.
+const SCAN_BATCH: usize = 64;
+
 /// Scans `files` for security-relevant places, in path then line order.
+///
+/// The files are scanned on as many threads as the machine has cores
+/// (each taking the next batch of files as it finishes one), and the hits
+/// sorted after, so the result does not depend on the threads: on a
+/// 100 MB tree this scan was the longest single-threaded step of an
+/// audit's collection.
 pub fn security_index(files: &[CollectedFile]) -> Vec<SecurityHit> {
     let Some(scanner) = SCANNER.as_ref() else {
         return Vec::new();
     };
-    let mut hits = Vec::new();
-    for file in files {
-        // One pass over the whole text first: most files in a large tree
-        // have no hit at all, and no rule spans lines, so no match here
-        // means no match on any line.
-        if !scanner.set.is_match(&file.text) {
-            continue;
-        }
-        for (n, line) in file.text.lines().enumerate() {
-            if !scanner.set.is_match(line) {
-                continue;
+    let threads = std::thread::available_parallelism()
+        .map_or(1, std::num::NonZero::get)
+        .min(files.len().div_ceil(SCAN_BATCH))
+        .max(1);
+    let next = AtomicUsize::new(0);
+    let scan = || {
+        let mut hits = Vec::new();
+        loop {
+            let start = next.fetch_add(SCAN_BATCH, Ordering::Relaxed);
+            let Some(batch) = files.get(start..files.len().min(start + SCAN_BATCH)) else {
+                break;
+            };
+            if batch.is_empty() {
+                break;
             }
-            let mut categories: Vec<Category> = scanner
-                .set
-                .matches(line)
-                .into_iter()
-                .filter(|&i| match scanner.also.get(i) {
-                    Some(Some(also)) => also.is_match(line),
-                    _ => true,
-                })
-                .filter_map(|i| scanner.categories.get(i).copied())
-                .collect();
-            categories.sort_unstable();
-            categories.dedup();
-            hits.extend(categories.into_iter().map(|category| SecurityHit {
-                path: file.path.clone(),
-                line: n + 1,
-                category,
-            }));
+            for file in batch {
+                scan_file(scanner, file, &mut hits);
+            }
         }
-    }
+        hits
+    };
+    let mut hits = std::thread::scope(|scope| {
+        let workers: Vec<_> = (1..threads)
+            .filter_map(|_| std::thread::Builder::new().spawn_scoped(scope, scan).ok())
+            .collect();
+        // This thread scans too, so a worker that could not start leaves
+        // its batches to the others; a worker's panic reaches the caller
+        // as it would have without threads.
+        let mut hits = scan();
+        for worker in workers {
+            match worker.join() {
+                Ok(more) => hits.extend(more),
+                Err(panic) => std::panic::resume_unwind(panic),
+            }
+        }
+        hits
+    });
     hits.sort_by(|a, b| {
         a.path
             .cmp(&b.path)
@@ -394,6 +412,38 @@ pub fn security_index(files: &[CollectedFile]) -> Vec<SecurityHit> {
             .then(a.category.cmp(&b.category))
     });
     hits
+}
+
+/// Adds the hits of one file to `hits`.
+fn scan_file(scanner: &Scanner, file: &CollectedFile, hits: &mut Vec<SecurityHit>) {
+    // One pass over the whole text first: most files in a large tree have
+    // no hit at all, and no rule spans lines, so no match here means no
+    // match on any line.
+    if !scanner.set.is_match(&file.text) {
+        return;
+    }
+    for (n, line) in file.text.lines().enumerate() {
+        if !scanner.set.is_match(line) {
+            continue;
+        }
+        let mut categories: Vec<Category> = scanner
+            .set
+            .matches(line)
+            .into_iter()
+            .filter(|&i| match scanner.also.get(i) {
+                Some(Some(also)) => also.is_match(line),
+                _ => true,
+            })
+            .filter_map(|i| scanner.categories.get(i).copied())
+            .collect();
+        categories.sort_unstable();
+        categories.dedup();
+        hits.extend(categories.into_iter().map(|category| SecurityHit {
+            path: file.path.clone(),
+            line: n + 1,
+            category,
+        }));
+    }
 }
 
 #[cfg(test)]
@@ -413,5 +463,41 @@ mod tests {
             }
         }
         assert!(SCANNER.is_some());
+    }
+
+    #[test]
+    fn the_threaded_scan_finds_what_one_pass_finds_in_path_then_line_order() {
+        // Enough files for every thread to take several batches, listed
+        // out of order, with hits at different lines.
+        let files: Vec<CollectedFile> = (0..SCAN_BATCH * 9 + 5)
+            .rev()
+            .map(|n| {
+                let text = match n % 3 {
+                    0 => format!("let x = {n};\nCommand::new(\"sh\").arg(user);\n"),
+                    1 => format!("// {n}\nlet q = format!(\"SELECT * FROM t WHERE id = {{}}\", id);\nunsafe {{ run() }}\n"),
+                    _ => "nothing to see\n".to_owned(),
+                };
+                CollectedFile {
+                    path: format!("src/f{n:04}.rs"),
+                    lines: text.lines().count(),
+                    bytes: text.len() as u64,
+                    text,
+                    language: Some("Rust".to_owned()),
+                    redactions: Vec::new(),
+                }
+            })
+            .collect();
+        let Some(scanner) = SCANNER.as_ref() else {
+            panic!("the rules compile");
+        };
+        let mut expected = Vec::new();
+        for file in &files {
+            scan_file(scanner, file, &mut expected);
+        }
+        expected.sort_by(|a, b| (&a.path, a.line, a.category).cmp(&(&b.path, b.line, b.category)));
+        assert!(expected.len() > SCAN_BATCH * 4, "{}", expected.len());
+        for _ in 0..3 {
+            assert_eq!(security_index(&files), expected);
+        }
     }
 }
