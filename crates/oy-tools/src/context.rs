@@ -330,6 +330,12 @@ impl ToolContext {
         self.events.emit(event);
     }
 
+    /// Whether anyone would see a change's diff (see
+    /// [`EventSink::wants_diffs`]).
+    pub(crate) fn wants_diffs(&self) -> bool {
+        self.events.wants_diffs()
+    }
+
     pub(crate) fn begin_call<'a>(
         &'a self,
         call_id: &'a str,

@@ -152,6 +152,13 @@ pub enum ToolEvent {
 pub trait EventSink: Send + Sync {
     /// Handles one event.
     fn emit(&self, event: &ToolEvent);
+
+    /// Whether `tool_call_finished` should carry the change's diff. A sink
+    /// that drops every event says no, and a patch then makes none (for
+    /// 200 files, a second thread's worth of work nobody would see).
+    fn wants_diffs(&self) -> bool {
+        true
+    }
 }
 
 /// A sink that drops everything.
@@ -160,4 +167,8 @@ pub struct NoEvents;
 
 impl EventSink for NoEvents {
     fn emit(&self, _event: &ToolEvent) {}
+
+    fn wants_diffs(&self) -> bool {
+        false
+    }
 }

@@ -38,7 +38,9 @@ pub(super) fn land<F: Fn(&mut DiffWriter) + Send>(
     // it while the new texts are staged, and the commit waits for it
     // before the first rename. Whatever the threads did not make (one
     // could not start) is made here after.
-    let diff = Mutex::new(Some(diff));
+    // Nobody listening (`oy tool`, a library caller without a sink): no
+    // event diff is made at all.
+    let diff = Mutex::new(call.ctx().wants_diffs().then_some(diff));
     let event_diff = || {
         diff.lock()
             .ok()
