@@ -27,12 +27,14 @@ pub trait Tool: Send + Sync {
     fn spec(&self) -> &ToolSpec;
 
     /// The name the model calls it by; built-in tools answer without
-    /// generating their schema ([`crate::LazySpec`]).
+    /// generating their schema ([`crate::LazySpec`]). An override must
+    /// agree with [`Self::spec`]: lookups and the policy use this one.
     fn name(&self) -> &str {
         &self.spec().name
     }
 
-    /// The strongest side effect it can have, likewise.
+    /// The strongest side effect it can have, likewise (the policy decides
+    /// by it).
     fn effect(&self) -> Effect {
         self.spec().effect
     }

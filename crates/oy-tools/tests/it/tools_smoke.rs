@@ -28,3 +28,16 @@ fn replace_without_read_is_refused() {
     assert_tool_error(&out, "has not been read");
     assert_eq!(env.read("a.txt"), "x\n");
 }
+
+#[test]
+fn every_tool_knows_its_name_and_effect_as_its_spec_says() {
+    // Lookups and the policy ask the tool, not its (lazily made) spec.
+    let registry = oy_tools::default_registry();
+    for name in registry.names() {
+        let tool = registry.get(&name).expect("a listed tool is found");
+        let spec = tool.spec();
+        assert_eq!(tool.name(), spec.name, "{name}");
+        assert_eq!(tool.effect(), spec.effect, "{name}");
+    }
+    assert!(registry.names().len() >= 16);
+}
