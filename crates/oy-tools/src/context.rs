@@ -12,6 +12,7 @@ use serde_json::Value;
 use crate::approval::{Answer, ApprovalRequest, Approver, Asker, Preview, Refusal, RefusedBy};
 use crate::cancel::CancelToken;
 use crate::child_env::ChildEnv;
+use crate::diff::{DiffWriter, LazyDiff};
 use crate::error::ToolError;
 use crate::events::{
     ApprovalEvent, ApprovalStage, EventSink, NoEvents, OutputStream, ToolEvent, ToolOutputDelta,
@@ -385,6 +386,13 @@ impl LiveSink for Invocation<'_> {
 }
 
 impl Invocation<'_> {
+    /// The diff the `tool_call_finished` event carries, or `None` when
+    /// the context's sink would drop it (see [`EventSink::wants_diffs`]):
+    /// then it is never made.
+    pub(crate) fn event_diff<F: Fn(&mut DiffWriter)>(&self, diff: LazyDiff<F>) -> Option<String> {
+        self.ctx.wants_diffs().then(|| diff.for_event())
+    }
+
     /// The tool's name.
     pub fn tool(&self) -> &str {
         self.tool

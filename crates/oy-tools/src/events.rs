@@ -154,8 +154,9 @@ pub trait EventSink: Send + Sync {
     fn emit(&self, event: &ToolEvent);
 
     /// Whether `tool_call_finished` should carry the change's diff. A sink
-    /// that drops every event says no, and a patch then makes none (for
-    /// 200 files, a second thread's worth of work nobody would see).
+    /// that drops every event says no, and the file tools then make none
+    /// (for a 200-file patch, a second thread's worth of work; for a
+    /// removal, a read of what is removed).
     fn wants_diffs(&self) -> bool {
         true
     }

@@ -110,11 +110,13 @@ impl ToolOutput {
     /// Sets the diff of the change the call applied, cut to what an event
     /// carries (64 KiB at a line boundary).
     #[must_use]
-    pub fn with_diff(mut self, diff: String) -> Self {
-        self.diff = Some(if diff.len() <= EVENT_DIFF_BYTES {
-            diff
-        } else {
-            cap_diff(&diff)
+    pub fn with_diff(mut self, diff: impl Into<Option<String>>) -> Self {
+        self.diff = diff.into().map(|diff| {
+            if diff.len() <= EVENT_DIFF_BYTES {
+                diff
+            } else {
+                cap_diff(&diff)
+            }
         });
         self
     }

@@ -85,8 +85,12 @@ impl Tool for RemoveTool {
             Preview::Summary(summary.clone())
         })?;
         let shown = path.to_text();
-        // Read now, while it is there: the event shows what was deleted.
-        let diff = deletion_diff(ws, &path, &shown, meta.kind, args.recursive);
+        // Read now, while it is there: the event shows what was deleted
+        // (when a sink would show it).
+        let diff = call
+            .ctx()
+            .wants_diffs()
+            .then(|| deletion_diff(ws, &path, &shown, meta.kind, args.recursive));
         let kind = ws.remove(&path, args.recursive)?;
         {
             let mut state = call.ctx().state();

@@ -149,7 +149,7 @@ impl Tool for ReplaceTool {
         seen_now.unchanged(ws, &path)?;
         let outcome = ws.write(&path, updated.as_bytes())?;
         call.ctx().state().remember(&shown, updated.as_bytes());
-        let diff = diff.for_event();
+        let diff = call.event_diff(diff);
         Ok(ToolOutput::changed(
             format!(
                 "replaced {} occurrence(s) in {shown} (first at line {first_line})",

@@ -99,7 +99,7 @@ impl Tool for TodoTool {
         call.authorize_as(&Subject::FileChange, effect, summary, || diff.preview())?;
         seen.unchanged(ws, &path)?;
         let outcome = ws.write(&path, content.as_bytes())?;
-        let diff = diff.for_event();
+        let diff = call.event_diff(diff);
         Ok(ToolOutput::changed(
             format!("{plan}(saved to TODO.md)\n"),
             ChangeSummary {

@@ -132,7 +132,7 @@ impl Tool for WriteTool {
         } else {
             "overwrote"
         };
-        let diff = diff.for_event();
+        let diff = call.event_diff(diff);
         Ok(ToolOutput::changed(
             format!("{done} {shown} ({} bytes written)", outcome.bytes_written),
             ChangeSummary {

@@ -20,12 +20,13 @@ use crate::state::content_digest;
 /// (`None`: nothing, forget it).
 type LockRecord = (String, Option<String>);
 
-/// Lands `plans` and returns the bytes written and the event's diff.
+/// Lands `plans` and returns the bytes written and the event's diff (`None`
+/// when no sink would see it).
 pub(super) fn land<F: Fn(&mut DiffWriter) + Send>(
     call: &Invocation<'_>,
     plans: &[Plan],
     diff: LazyDiff<F>,
-) -> Result<(u64, String), ToolError> {
+) -> Result<(u64, Option<String>), ToolError> {
     let ws = call.workspace();
     let steps: Vec<&Step> = plans.iter().map(|plan| &plan.step).collect();
     let journal = call.ctx().journal().filter(|_| needs_journal(plans));
@@ -99,10 +100,7 @@ pub(super) fn land<F: Fn(&mut DiffWriter) + Send>(
     }
     let bytes_written = outcome.map_err(|failed| failed.error)?;
     remember(call, records.unwrap_or_else(|| read_lock(plans)));
-    Ok((
-        bytes_written,
-        made_diff.or_else(event_diff).unwrap_or_default(),
-    ))
+    Ok((bytes_written, made_diff.or_else(event_diff)))
 }
 
 /// The error for a record that could not be made durable: nothing changed.
